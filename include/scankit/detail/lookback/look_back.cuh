@@ -1,0 +1,49 @@
+// detail/lookback/look_back.cuh — the decoupled look-back (Merrill & Garland):
+// a tile publishes its aggregate, then one warp walks back over its
+// predecessors' status words 32 at a time until it meets an inclusive prefix,
+// combining the aggregates it passed; then the tile publishes its own
+// inclusive prefix. Shared by every single-pass primitive.
+#pragma once
+
+#include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/warp/shuffle.cuh>
+
+#include <cstdint>
+
+namespace scankit::detail {
+
+/// Warp-wide: returns (in every lane) the exclusive prefix of `tile` (> 0),
+/// i.e. the combination of all tiles before it, in order. Lane l inspects tile
+/// (window_end - l), so lane 0 holds the nearest predecessor. The operator is
+/// applied only to published values of tiles in [found inclusive, tile).
+template <class T, class Op, class Status>
+__device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint32_t tag, Op op) {
+  const int lane = lane_id();
+  T prefix{};
+  bool have_prefix = false;
+  std::int64_t window_end = std::int64_t(tile) - 1;
+  while (true) {
+    const std::int64_t pred = window_end - lane;
+    tile_reading<T> r;
+    r.state = tile_state::inclusive;  // lanes before tile 0 never take part
+    // Wait until every predecessor in the window has published something.
+    unsigned backoff_ns = 8;
+    while (true) {
+      if (pred >= 0) r = status.read(std::uint32_t(pred), tag);
+      if (!__any_sync(full_warp_mask, r.state == tile_state::invalid)) break;
+      __nanosleep(backoff_ns);
+      if (backoff_ns < 256) backoff_ns *= 2;
+    }
+    // Combine lanes up to and including the nearest inclusive prefix.
+    const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && r.state == tile_state::inclusive);
+    const int count = inclusive_lanes ? __ffs(inclusive_lanes) : warp_threads;
+    T window = warp_reverse_reduce(r.value, count, op);
+    window = shfl_idx(window, 0);
+    prefix = have_prefix ? op(window, prefix) : window;
+    have_prefix = true;
+    if (inclusive_lanes) return prefix;
+    window_end -= warp_threads;
+  }
+}
+
+}  // namespace scankit::detail

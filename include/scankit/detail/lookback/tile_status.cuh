@@ -1,0 +1,123 @@
+// detail/lookback/tile_status.cuh — the per-tile status words of decoupled
+// look-back: for each tile, "not yet published", "aggregate published" or
+// "inclusive prefix published", plus the value.
+//
+// No init kernel: every word carries the launch's 31-bit TAG next to the
+// inclusive bit, and a word whose tag differs from this launch's reads as not
+// published. Tags come from the launch counter (see launch_ticket.cuh) and are
+// never 0, so zeroed memory also reads as not published. The status words only
+// ever hold tags (the context keeps them apart from scratch memory), so a stale
+// word can match only after 2^31 - 1 launches, and the context clears the
+// words long before that.
+//
+// Two layouts behind one interface:
+//   packed  (sizeof(T) <= 4): one 64-bit word {tag:31|inclusive:1 , value:32},
+//           written and read with single relaxed 64-bit atomics;
+//   (the flag sits in the high half in both, so a word left by one layout
+//   never decodes as valid under the other)
+//   split   (any other T): the word's high half holds the flag; the value goes
+//           to a separate aggregate or inclusive array, written before the flag
+//           is stored with release and read after the flag is loaded with
+//           acquire. Aggregate and inclusive values live in different arrays, so
+//           a reader never sees a value overwritten under it.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace scankit::detail {
+
+enum class tile_state : int { invalid = 0, aggregate = 1, inclusive = 2 };
+
+/// One tile's status as read by a look-back.
+template <class T>
+struct tile_reading {
+  tile_state state;
+  T value;  // meaningful only when state != invalid
+};
+
+__device__ __forceinline__ std::uint32_t status_flag(std::uint32_t tag, tile_state s) {
+  return (tag << 1) | (s == tile_state::inclusive ? 1u : 0u);
+}
+__device__ __forceinline__ tile_state decode_flag(std::uint32_t flag, std::uint32_t tag) {
+  if ((flag >> 1) != tag) return tile_state::invalid;
+  return (flag & 1u) ? tile_state::inclusive : tile_state::aggregate;
+}
+
+template <class T>
+inline constexpr bool packs_in_status_word = sizeof(T) <= 4;
+
+template <class T, bool Packed = packs_in_status_word<T>>
+class tile_status;
+
+// Packed layout: flag and value in one 64-bit word.
+template <class T>
+class tile_status<T, true> {
+ public:
+  __host__ __device__ tile_status(std::uint64_t* d_words, void* /*d_scratch*/, std::uint32_t num_tiles)
+      : words_(d_words) {
+    (void)num_tiles;
+  }
+
+  /// Scratch bytes this layout needs for `num_tiles` tiles.
+  static constexpr std::size_t scratch_bytes(std::size_t) { return 0; }
+
+  __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {
+    std::uint32_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    const std::uint64_t word = (std::uint64_t(status_flag(tag, s)) << 32) | bits;
+    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile]).store(
+        word, cuda::memory_order_relaxed);
+  }
+
+  __device__ tile_reading<T> read(std::uint32_t tile, std::uint32_t tag) const {
+    const std::uint64_t word =
+        cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile]).load(cuda::memory_order_relaxed);
+    tile_reading<T> r;
+    r.state = decode_flag(std::uint32_t(word >> 32), tag);
+    const std::uint32_t bits = std::uint32_t(word);
+    memcpy(&r.value, &bits, sizeof(T));
+    return r;
+  }
+
+ private:
+  std::uint64_t* words_;
+};
+
+// Split layout: flag word + value arrays in scratch memory.
+template <class T>
+class tile_status<T, false> {
+ public:
+  __host__ __device__ tile_status(std::uint64_t* d_words, void* d_scratch, std::uint32_t num_tiles)
+      : words_(d_words),
+        aggregates_(static_cast<T*>(d_scratch)),
+        inclusives_(static_cast<T*>(d_scratch) + num_tiles) {}
+
+  static constexpr std::size_t scratch_bytes(std::size_t num_tiles) { return 2 * num_tiles * sizeof(T); }
+
+  __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {
+    (s == tile_state::inclusive ? inclusives_ : aggregates_)[tile] = value;
+    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile]).store(
+        std::uint64_t(status_flag(tag, s)) << 32, cuda::memory_order_release);
+  }
+
+  __device__ tile_reading<T> read(std::uint32_t tile, std::uint32_t tag) const {
+    const std::uint64_t word =
+        cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(words_[tile]).load(cuda::memory_order_acquire);
+    tile_reading<T> r;
+    r.state = decode_flag(std::uint32_t(word >> 32), tag);
+    if (r.state == tile_state::aggregate) r.value = aggregates_[tile];
+    if (r.state == tile_state::inclusive) r.value = inclusives_[tile];
+    return r;
+  }
+
+ private:
+  std::uint64_t* words_;
+  T* aggregates_;
+  T* inclusives_;
+};
+
+}  // namespace scankit::detail

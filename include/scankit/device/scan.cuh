@@ -1,0 +1,109 @@
+// scankit/device/scan.cuh — prefix scan, template API for .cu callers: any
+// trivially copyable T and any associative operator (commutativity not
+// required: affine maps, matrix products and FSM transitions work).
+//
+//   struct affine { float a, b; };
+//   auto compose = [] __device__ (affine f, affine g) { return affine{g.a * f.a, g.a * f.b + g.b}; };
+//   scankit::device::inclusive_scan(ctx, d_maps, d_prefixes, n, compose);
+//
+// The operator must be callable on the device as op(T, T) -> T. It is only
+// ever applied to input values and their combinations, in left-to-right order
+// of the inputs, never to uninitialized or out-of-range values.
+#pragma once
+
+#include <scankit/context.hpp>
+#include <scankit/detail/kernels/scan_kernel.cuh>
+#include <scankit/detail/tuning/scan_tuning.hpp>
+#include <scankit/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace scankit {
+namespace detail {
+
+/// Tiles a scan of n items of T needs with tuning `Tuning`.
+template <class T, class Tuning>
+std::size_t scan_num_tiles(std::size_t n) {
+  return (n + tile_items<T, Tuning> - 1) / tile_items<T, Tuning>;
+}
+
+inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_t n, std::size_t size,
+                                 const char* name) {
+  const std::string where = std::string("scankit::") + name + ": ";
+  if (n == 0) return;
+  if (d_in == nullptr || d_out == nullptr) throw std::invalid_argument(where + "null device pointer with n > 0");
+  if (n > std::numeric_limits<std::size_t>::max() / size) throw std::invalid_argument(where + "n * sizeof(T) overflows");
+  const auto in = reinterpret_cast<std::uintptr_t>(d_in), out = reinterpret_cast<std::uintptr_t>(d_out);
+  const std::uintptr_t bytes = n * size;
+  if (in != out && in < out + bytes && out < in + bytes)
+    throw std::invalid_argument(where + "input and output overlap (only d_out == d_in is allowed)");
+}
+
+/// Validates, then launches the single-pass scan on ctx.stream().
+template <bool Exclusive, class Tuning, class T, class Op>
+void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                   const char* name) {
+  check_scan_arguments(d_in, d_out, n, sizeof(T), name);
+  if (n == 0) return;
+  const std::size_t num_tiles = scan_num_tiles<T, Tuning>(n);
+  if (num_tiles > std::size_t(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument(std::string("scankit::") + name + ": n too large (more than 2^31 - 1 tiles)");
+
+  scan_launch<T> launch{};
+  launch.n = n;
+  launch.num_tiles = std::uint32_t(num_tiles);
+  launch.vectorized = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
+  launch.initial = initial;
+  if (num_tiles > 1) {
+    const workspace_view ws = ctx.acquire(1 + num_tiles, tile_status<T>::scratch_bytes(num_tiles));
+    launch.d_status = ws.d_status;
+    launch.d_scratch = ws.d_scratch;
+  } else {
+    ctx.acquire(0, 0);  // checks that a device is there
+  }
+  scan_kernel<T, Op, Tuning, Exclusive><<<unsigned(num_tiles), Tuning::threads, 0, ctx.stream()>>>(d_in, d_out, op, launch);
+  throw_on_cuda_error(cudaGetLastError(), name);
+}
+
+}  // namespace detail
+
+namespace device {
+
+/// out[i] = in[0] ⊕ ... ⊕ in[i] for any associative `op`. Asynchronous on
+/// ctx.stream(); d_out == d_in allowed. Errors as scankit::inclusive_scan.
+template <class Tuning = void, class T, class Op>
+void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op) {
+  using tuning = std::conditional_t<std::is_void_v<Tuning>, detail::default_scan_tuning<T>, Tuning>;
+  detail::dispatch_scan<false, tuning>(ctx, d_in, d_out, n, op, detail::maybe<T>{T{}, false}, "inclusive_scan");
+}
+
+/// out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i] (inclusive scan seeded with `init`).
+template <class Tuning = void, class T, class Op>
+void inclusive_scan_init(context& ctx, const T* d_in, T* d_out, std::size_t n, T init, Op op) {
+  using tuning = std::conditional_t<std::is_void_v<Tuning>, detail::default_scan_tuning<T>, Tuning>;
+  detail::dispatch_scan<false, tuning>(ctx, d_in, d_out, n, op, detail::maybe<T>{init, true}, "inclusive_scan_init");
+}
+
+/// out[0] = init, out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1].
+template <class Tuning = void, class T, class Op>
+void exclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, T init, Op op) {
+  using tuning = std::conditional_t<std::is_void_v<Tuning>, detail::default_scan_tuning<T>, Tuning>;
+  detail::dispatch_scan<true, tuning>(ctx, d_in, d_out, n, op, detail::maybe<T>{init, true}, "exclusive_scan");
+}
+
+/// Bytes of caller-provided workspace a scan of n items of T needs.
+template <class T, class Tuning = detail::default_scan_tuning<T>>
+std::size_t scan_workspace_bytes(std::size_t n) {
+  const std::size_t tiles = detail::scan_num_tiles<T, Tuning>(n);
+  if (tiles <= 1) return 0;
+  return context::workspace_bytes_for(1 + tiles, detail::tile_status<T>::scratch_bytes(tiles));
+}
+
+}  // namespace device
+}  // namespace scankit

@@ -1,0 +1,6 @@
+// scankit/scankit.hpp — everything in the host API (plain C++).
+#pragma once
+
+#include <scankit/context.hpp>
+#include <scankit/error.hpp>
+#include <scankit/scan.hpp>

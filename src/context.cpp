@@ -1,0 +1,121 @@
+// src/context.cpp — the context's cached temporary storage. Plain C++.
+#include <scankit/context.hpp>
+#include <scankit/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace scankit {
+namespace {
+
+constexpr std::size_t alignment = 256;
+// Tags repeat every 2^31 - 1 launches (detail/lookback/tile_status.cuh);
+// clearing the status words well before that makes a stale match impossible.
+constexpr std::uint64_t launches_between_clears = std::uint64_t(1) << 30;
+
+std::size_t align_up(std::size_t bytes) { return (bytes + alignment - 1) / alignment * alignment; }
+
+// cudaMalloc that also works while the calling thread's stream is being
+// captured into a graph (global capture mode forbids it otherwise).
+void* device_allocate(std::size_t bytes) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  void* p = nullptr;
+  const cudaError_t status = cudaMalloc(&p, bytes);
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  detail::throw_on_cuda_error(status, "cudaMalloc");
+  return p;
+}
+
+}  // namespace
+
+context::context(cudaStream_t stream) noexcept : stream_(stream) {}
+
+context::context(cudaStream_t stream, void* d_workspace, std::size_t bytes) : stream_(stream), caller_owned_(true) {
+  if (d_workspace == nullptr && bytes != 0) throw std::invalid_argument("scankit::context: null workspace with bytes > 0");
+  if (reinterpret_cast<std::uintptr_t>(d_workspace) % alignment != 0)
+    throw std::invalid_argument("scankit::context: workspace must be 256-byte aligned (as cudaMalloc returns)");
+  const std::size_t status_bytes = bytes / 2 / alignment * alignment;
+  d_status_ = d_workspace;
+  status_words_ = status_bytes / sizeof(std::uint64_t);
+  d_scratch_ = static_cast<char*>(d_workspace) + status_bytes;
+  scratch_bytes_ = bytes - status_bytes;
+  if (status_bytes != 0) {
+    ensure_device();
+    detail::throw_on_cuda_error(cudaMemsetAsync(d_status_, 0, status_bytes, stream_), "cudaMemsetAsync");
+  }
+}
+
+context::~context() {
+  if (caller_owned_) return;
+  for (void* p : retired_) cudaFree(p);
+  cudaFree(d_status_);
+  cudaFree(d_scratch_);
+}
+
+std::size_t context::workspace_bytes_for(std::size_t status_words, std::size_t scratch_bytes) noexcept {
+  return 2 * std::max(align_up(status_words * sizeof(std::uint64_t)), align_up(scratch_bytes));
+}
+
+void context::ensure_device() {
+  if (device_checked_) return;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear the error so later CUDA calls are not poisoned
+    throw cuda_error("cudaGetDeviceCount", status,
+                     std::string("no usable CUDA device: ") + cudaGetErrorString(status));
+  }
+  if (count == 0) throw cuda_error("cudaGetDeviceCount", cudaErrorNoDevice, "no CUDA device available");
+  device_checked_ = true;
+}
+
+void context::grow_status(std::size_t words) {
+  if (caller_owned_)
+    throw std::invalid_argument("scankit: caller workspace too small (need " +
+                                std::to_string(workspace_bytes_for(words, 0)) + " bytes at least)");
+  const std::size_t new_words = std::max(words, 2 * status_words_);
+  void* p = device_allocate(new_words * sizeof(std::uint64_t));
+  // Zeroed words read as "not published" under every tag.
+  const cudaError_t status = cudaMemsetAsync(p, 0, new_words * sizeof(std::uint64_t), stream_);
+  if (status != cudaSuccess) {
+    cudaFree(p);
+    detail::throw_on_cuda_error(status, "cudaMemsetAsync");
+  }
+  if (d_status_ != nullptr) retired_.push_back(d_status_);
+  d_status_ = p;
+  status_words_ = new_words;
+  launches_since_clear_ = 0;
+}
+
+void context::grow_scratch(std::size_t bytes) {
+  if (caller_owned_)
+    throw std::invalid_argument("scankit: caller workspace too small (need " +
+                                std::to_string(workspace_bytes_for(0, bytes)) + " bytes at least)");
+  const std::size_t new_bytes = std::max(align_up(bytes), 2 * scratch_bytes_);
+  void* p = device_allocate(new_bytes);
+  if (d_scratch_ != nullptr) retired_.push_back(d_scratch_);
+  d_scratch_ = p;
+  scratch_bytes_ = new_bytes;
+}
+
+void context::reserve(std::size_t status_words, std::size_t scratch_bytes) {
+  ensure_device();
+  if (status_words > status_words_) grow_status(status_words);
+  if (scratch_bytes > scratch_bytes_) grow_scratch(scratch_bytes);
+}
+
+detail::workspace_view context::acquire(std::size_t status_words, std::size_t scratch_bytes) {
+  reserve(status_words, scratch_bytes);
+  if (status_words != 0 && ++launches_since_clear_ >= launches_between_clears) {
+    detail::throw_on_cuda_error(cudaMemsetAsync(d_status_, 0, status_words_ * sizeof(std::uint64_t), stream_),
+                                "cudaMemsetAsync");
+    launches_since_clear_ = 0;
+  }
+  return {static_cast<std::uint64_t*>(d_status_), status_words_, d_scratch_, scratch_bytes_};
+}
+
+}  // namespace scankit
