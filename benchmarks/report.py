@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""benchmarks/report.py — markdown table and plot from a benchmark results CSV.
+
+Reads a CSV in the docs/design.md schema written by scan_bench or
+scan_tuning_bench (one row per case and baseline):
+
+    primitive,variant,policy,type,n,scankit_ms,baseline,baseline_ms,copy_ms,
+    pct_of_copy,speedup_vs_baseline,gpu,date,commit
+
+and writes beside it (same name, other suffix):
+
+  <name>.md   a header line (GPU, date, commit) and one table row per
+              (variant, policy, type, n): scankit / CUB / Thrust / copy ms,
+              scankit % of copy, CUB % of copy (copy_ms / cub baseline_ms * 100),
+              speedup of scankit vs CUB and vs Thrust; plus a headline line
+              (int32 inclusive at 2^28, 2^24, 2^16) when those rows exist;
+  <name>.png  % of copy against n (log2 axis), one panel per variant
+              (inclusive, exclusive, ...): scankit solid, CUB dashed, one colour
+              per type; when a CSV holds several policies (a tuning sweep), one
+              panel per variant and type, one colour per policy.
+              Needs matplotlib; without it the plot is skipped with a message.
+
+Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot]
+Only the Python standard library is needed for the markdown.
+"""
+
+import argparse
+import csv
+import math
+import os
+import sys
+
+HEADER = [
+    "primitive", "variant", "policy", "type", "n", "scankit_ms", "baseline", "baseline_ms",
+    "copy_ms", "pct_of_copy", "speedup_vs_baseline", "gpu", "date", "commit",
+]
+TYPE_ORDER = ["int32", "uint32", "float", "int64", "uint64", "double"]
+VARIANT_ORDER = ["inclusive", "exclusive"]
+
+
+def order(value, known):
+    return (known.index(value), value) if value in known else (len(known), value)
+
+
+def read_cases(path):
+    """Rows grouped into cases keyed by (primitive, variant, policy, type, n)."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != HEADER:
+            sys.exit(f"{path}: unexpected header {reader.fieldnames}\n  expected {','.join(HEADER)}")
+        cases, meta = {}, {"gpu": [], "date": [], "commit": []}
+        for line, row in enumerate(reader, start=2):
+            try:
+                key = (row["primitive"], row["variant"], row["policy"], row["type"], int(row["n"]))
+                scankit_ms, baseline_ms, copy_ms = (float(row[k]) for k in ("scankit_ms", "baseline_ms", "copy_ms"))
+            except (TypeError, ValueError) as e:
+                sys.exit(f"{path}:{line}: bad row ({e}): {row}")
+            if min(scankit_ms, baseline_ms, copy_ms) <= 0:
+                sys.exit(f"{path}:{line}: non-positive time in row: {row}")
+            case = cases.setdefault(key, {"scankit_ms": scankit_ms, "copy_ms": copy_ms, "baselines": {}})
+            case["baselines"][row["baseline"]] = baseline_ms
+            for k in meta:
+                if row[k] not in meta[k]:
+                    meta[k].append(row[k])
+    if not cases:
+        sys.exit(f"{path}: no data rows")
+    return cases, meta
+
+
+def sorted_keys(cases):
+    return sorted(cases, key=lambda k: (k[0], order(k[1], VARIANT_ORDER), order(k[3], TYPE_ORDER), k[4], k[2]))
+
+
+def size_label(n):
+    lg = math.log2(n)
+    return f"2^{int(lg)}" if lg == int(lg) else str(n)
+
+
+def fmt_ms(v):
+    return "—" if v is None else f"{v:.4f}"
+
+
+def fmt_pct(v):
+    return "—" if v is None else f"{v:.1f} %"
+
+
+def fmt_x(v):
+    return "—" if v is None else f"{v:.2f}×"
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def headline(cases):
+    """The design.md headline numbers for int32 inclusive, where present."""
+    def find(n):
+        for k in sorted_keys(cases):
+            if k[0] == "scan" and k[1] == "inclusive" and k[3] == "int32" and k[4] == n:
+                return cases[k]
+        return None
+
+    parts = []
+    c = find(1 << 28)
+    if c and "cub" in c["baselines"]:
+        parts.append(f"2^28: {c['copy_ms'] / c['scankit_ms'] * 100:.1f} % of copy, "
+                     f"{c['baselines']['cub'] / c['scankit_ms']:.2f}× CUB (target ≥ 90 %, ≥ 1.2×)")
+    c = find(1 << 24)
+    if c:
+        parts.append(f"2^24: {c['copy_ms'] / c['scankit_ms'] * 100:.1f} % of copy (target ≥ 80 %)")
+    c = find(1 << 16)
+    if c:
+        cub = c["baselines"].get("cub")
+        extra = f", CUB {cub * 1e3:.1f} µs" if cub else ""
+        parts.append(f"2^16: {c['scankit_ms'] * 1e3:.1f} µs{extra} (target ≤ 7 µs)")
+    return ("**Headline, int32 inclusive sum** — " + "; ".join(parts)) if parts else None
+
+
+def write_markdown(cases, meta, csv_path, md_path, title):
+    policies = sorted({k[2] for k in cases})
+    show_policy = len(policies) > 1
+    lines = [f"# {title}", ""]
+    lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
+                 f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`")
+    lines.append("")
+    lines.append("Times are medians of single calls (CUDA events). % copy = cudaMemcpy D2D time at the "
+                 "same byte count ÷ the primitive's time × 100; speedup = baseline time ÷ scankit time.")
+    lines.append("")
+    hl = headline(cases)
+    if hl:
+        lines += [hl, ""]
+    show_thrust = any("thrust" in c["baselines"] for c in cases.values())
+    cols = ["type", "variant"] + (["policy"] if show_policy else []) + [
+        "n", "scankit ms", "CUB ms"] + (["Thrust ms"] if show_thrust else []) + [
+        "copy ms", "scankit % copy", "CUB % copy", "speedup vs CUB"] + (["vs Thrust"] if show_thrust else [])
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "|".join("---" if i < (3 if show_policy else 2) else "---:" for i in range(len(cols))) + "|")
+    for k in sorted_keys(cases):
+        c = cases[k]
+        sk, cp = c["scankit_ms"], c["copy_ms"]
+        cub, thr = c["baselines"].get("cub"), c["baselines"].get("thrust")
+        row = [k[3], k[1]] + ([k[2]] if show_policy else []) + [size_label(k[4]), fmt_ms(sk), fmt_ms(cub)] + (
+            [fmt_ms(thr)] if show_thrust else []) + [
+            fmt_ms(cp), fmt_pct(cp / sk * 100), fmt_pct(None if cub is None else cp / cub * 100),
+            fmt_x(ratio(cub, sk))] + ([fmt_x(ratio(thr, sk))] if show_thrust else [])
+        lines.append("| " + " | ".join(row) + " |")
+    with open(md_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {md_path} ({len(cases)} cases)")
+
+
+def write_plot(cases, meta, png_path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib not available: skipped the plot ({png_path})")
+        return
+    variants = sorted({k[1] for k in cases}, key=lambda v: order(v, VARIANT_ORDER))
+    policies = sorted({k[2] for k in cases})
+    show_policy = len(policies) > 1
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # One panel per variant; with several policies (a tuning sweep), one per variant and type.
+    panels = [(v, [t]) for v in variants for t in types] if show_policy else [(v, types) for v in variants]
+    panels = [(v, ts) for v, ts in panels if any(k[1] == v and k[3] in ts for k in cases)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.8), squeeze=False, sharey=True)
+    for ax, (variant, panel_types) in zip(axes[0], panels):
+        line_index = 0
+        for t in panel_types:
+            color_for_type = colors[types.index(t) % len(colors)]
+            for p in policies:
+                keys = sorted(k for k in cases if k[1] == variant and k[2] == p and k[3] == t)
+                if not keys:
+                    continue
+                xs = [k[4] for k in keys]
+                color = colors[line_index % len(colors)] if show_policy else color_for_type
+                line_index += 1
+                label = f"scankit {t}" + (f" {p.replace('decoupled_lookback_', '')}" if show_policy else "")
+                ax.plot(xs, [cases[k]["copy_ms"] / cases[k]["scankit_ms"] * 100 for k in keys],
+                        "-o", color=color, markersize=3, label=label)
+            # CUB once per type (the same measurement in every policy's rows).
+            keys = sorted((k for k in cases if k[1] == variant and k[3] == t and "cub" in cases[k]["baselines"]),
+                          key=lambda k: k[4])
+            seen, xs, ys = set(), [], []
+            for k in keys:
+                if k[4] in seen:
+                    continue
+                seen.add(k[4])
+                xs.append(k[4])
+                ys.append(cases[k]["copy_ms"] / cases[k]["baselines"]["cub"] * 100)
+            if xs:
+                ax.plot(xs, ys, "--", color="black" if show_policy else color_for_type, alpha=0.8, label=f"CUB {t}")
+        ax.axhline(100, color="gray", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (items)")
+        ax.set_title(f"{variant} {panel_types[0]}" if show_policy else variant)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    axes[0][0].set_ylabel("% of cudaMemcpy D2D bandwidth")
+    fig.suptitle(f"{title} — {', '.join(meta['gpu'])}, {', '.join(meta['date'])}, commit {', '.join(meta['commit'])}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=130)
+    plt.close(fig)
+    print(f"wrote {png_path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", help="results CSV, e.g. benchmarks/results/scan.csv")
+    ap.add_argument("--title", help="title of the table and plot (default: from the CSV's primitive)")
+    ap.add_argument("--no-plot", action="store_true", help="write only the markdown table")
+    args = ap.parse_args()
+    if not os.path.isfile(args.csv):
+        sys.exit(f"{args.csv}: no such file")
+    cases, meta = read_cases(args.csv)
+    primitives = sorted({k[0] for k in cases})
+    title = args.title or f"{', '.join(primitives)}: scankit vs CUB / Thrust / cudaMemcpy"
+    stem = os.path.splitext(args.csv)[0]
+    write_markdown(cases, meta, args.csv, stem + ".md", title)
+    if not args.no_plot:
+        write_plot(cases, meta, stem + ".png", title)
+
+
+if __name__ == "__main__":
+    main()
