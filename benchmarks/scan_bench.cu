@@ -31,7 +31,8 @@
 // every output pair it wrote is compared again (catches races that show only
 // on repeated calls). Any mismatch, CUDA error or hang exits non-zero.
 //
-// Output: stdout table + a HEADLINE line; --csv=path writes the design.md
+// Output: stdout table, then 'summary' and 'headline' lines (scripts/gpu-check
+// greps for them); --csv=path writes the design.md
 // schema (two rows per case: baseline = cub and baseline = thrust).
 //
 //   scan_bench [--types=int32,float,int64,double] [--variants=inclusive,exclusive]
@@ -275,7 +276,7 @@ const case_result* find_result(const std::vector<case_result>& results, const ch
 }
 
 void print_headline(const std::vector<case_result>& results) {
-  std::string line = "HEADLINE scan int32 inclusive:";
+  std::string line = "headline scan int32 inclusive:";
   char buf[256];
   if (const case_result* r = find_result(results, "int32", "inclusive", 28)) {
     std::snprintf(buf, sizeof buf, " 2^28 %.1f%% of copy, %.3fx CUB (CUB %.1f%%) [target >=90%%, >=1.2x];",
@@ -329,7 +330,8 @@ int main(int argc, char** argv) {
     }
     bench::sync_stream(stream, "the end of the run", o.timeout_s);
     if (!csv.path().empty()) std::printf("# wrote %s\n", csv.path().c_str());
-    std::printf("# all %zu cases verified (scankit == CUB == Thrust, exact; sampled exact host reference); %.1f s\n",
+    std::printf("summary scan_bench: all %zu cases verified (scankit == CUB == Thrust exactly, and the exact host "
+                "reference at sampled indices); %.1f s\n",
                 results.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     print_headline(results);
   } catch (const std::exception& e) {

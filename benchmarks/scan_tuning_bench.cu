@@ -19,7 +19,8 @@
 // Also printed per tuning: registers, local (spill) bytes and resident blocks
 // per SM, from cudaFuncGetAttributes / the occupancy API.
 //
-// Output: stdout table; --csv=path writes the design.md schema with
+// Output: stdout table, then 'summary' lines (fastest tuning per size against
+// the default; scripts/gpu-check greps for them); --csv=path writes the design.md schema with
 // primitive=scan_tuning, policy=decoupled_lookback_t<THREADS>x<ROUNDS>, baseline=cub.
 //
 //   scan_tuning_bench [--types=int32,int64] [--logs=16,20,24,28] [--only=512x4,256x8]
@@ -135,6 +136,14 @@ bool selected(const options& o, const std::string& name) {
   return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
 }
 
+/// One tuning's median at one size, for the summary lines.
+struct tuning_result {
+  std::string type, tuning;
+  int lg;
+  double ms, copy_ms, cub_ms;
+  bool is_default;
+};
+
 /// Everything one size of one type shares between the tunings.
 template <class T>
 struct size_case {
@@ -150,6 +159,7 @@ struct size_case {
   const T* d_ref;  // CUB's verified result
   double cub_ms, copy_ms;
   bench::event_timer& timer;
+  std::vector<tuning_result>& results;
 
   const T* in_ptr(int k) const { return in[k % pairs].template as<T>(); }
   T* out_ptr(int k) const { return out[k % pairs].template as<T>(); }
@@ -193,11 +203,46 @@ void run_tuning(const size_case<T>& c) {
   std::fflush(stdout);
   c.csv.row("scan_tuning", "inclusive", "decoupled_lookback_t" + name, c.type_name, c.n, med, "cub", c.cub_ms,
             c.copy_ms);
+  c.results.push_back({c.type_name, name, c.lg, med, c.copy_ms, c.cub_ms, is_default_tuning<T, Tuning>()});
+}
+
+/// One line per type: at each size, the fastest tuning against the default.
+void print_summary(const std::vector<tuning_result>& results) {
+  std::vector<std::string> types;
+  for (const auto& r : results)
+    if (std::find(types.begin(), types.end(), r.type) == types.end()) types.push_back(r.type);
+  for (const auto& t : types) {
+    std::string line = "summary scan_tuning " + t + " (best vs default, % of copy):";
+    std::vector<int> logs;
+    for (const auto& r : results)
+      if (r.type == t && std::find(logs.begin(), logs.end(), r.lg) == logs.end()) logs.push_back(r.lg);
+    for (int lg : logs) {
+      const tuning_result *best = nullptr, *def = nullptr;
+      for (const auto& r : results)
+        if (r.type == t && r.lg == lg) {
+          if (!best || r.ms < best->ms) best = &r;
+          if (r.is_default) def = &r;
+        }
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " 2^%d %s %.1f%%", lg, best->tuning.c_str(), best->copy_ms / best->ms * 100);
+      line += buf;
+      if (def && def != best) {
+        std::snprintf(buf, sizeof buf, " (default %s %.1f%%)", def->tuning.c_str(), def->copy_ms / def->ms * 100);
+        line += buf;
+      } else if (def) {
+        line += " (= default)";
+      }
+      std::snprintf(buf, sizeof buf, " CUB %.1f%%;", best->copy_ms / best->cub_ms * 100);
+      line += buf;
+    }
+    std::printf("%s\n", line.c_str());
+  }
 }
 
 template <class T, class... Tunings>
 void run_type(const char* type_name, tuning_list<Tunings...>, const std::vector<int>& logs, const options& o,
-              const bench::device_info& dev, scankit::context& ctx, bench::csv_writer& csv) {
+              const bench::device_info& dev, scankit::context& ctx, bench::csv_writer& csv,
+              std::vector<tuning_result>& results) {
   for (int lg : logs) {
     const std::size_t n = std::size_t(1) << lg;
     const std::size_t bytes = n * sizeof(T);
@@ -239,7 +284,8 @@ void run_type(const char* type_name, tuning_list<Tunings...>, const std::vector<
     std::printf("%-6s 2^%-3d %8s %5s %7s %5s %6s %4s %11.2f %7.1f%% %7s   (copy %.2f us, %d pair(s))\n", type_name, lg,
                 "cub", "", "", "", "", "", cub_ms * 1e3, copy_ms / cub_ms * 100, "", copy_ms * 1e3, pairs);
 
-    const size_case<T> c{o, dev, ctx, csv, type_name, n, bytes, lg, pairs, in, out, ref_out.as<T>(), cub_ms, copy_ms, timer};
+    const size_case<T> c{o, dev, ctx, csv, type_name, n, bytes, lg, pairs, in, out, ref_out.as<T>(), cub_ms, copy_ms, timer,
+                            results};
     (run_tuning<T, Tunings>(c), ...);
   }
 }
@@ -257,6 +303,7 @@ int main(int argc, char** argv) {
     bench::csv_writer csv;
     csv.open(o.csv, dev.name, date, commit);
     scankit::context ctx{stream};
+    std::vector<tuning_result> results;
 
     bench::warm_gpu(300, dev.sms, stream, o.timeout_s);
     std::printf("%-6s %-5s %8s %5s %7s %5s %6s %4s %11s %8s %7s %7s\n", "type", "n", "tuning", "items", "tile",
@@ -264,15 +311,17 @@ int main(int argc, char** argv) {
     for (const std::string& t : o.types) {
       if (t == "int32")
         run_type<std::int32_t>("int32", int32_tunings{}, o.logs.empty() ? std::vector<int>{16, 20, 24, 28} : o.logs, o,
-                               dev, ctx, csv);
+                               dev, ctx, csv, results);
       if (t == "int64")
         run_type<std::int64_t>("int64", int64_tunings{}, o.logs.empty() ? std::vector<int>{16, 20, 24, 27} : o.logs, o,
-                               dev, ctx, csv);
+                               dev, ctx, csv, results);
     }
     bench::sync_stream(stream, "the end of the run", o.timeout_s);
     if (!csv.path().empty()) std::printf("# wrote %s\n", csv.path().c_str());
-    std::printf("# all tunings verified against CUB (exact), CUB against the exact host reference; %.1f s\n",
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::printf("summary scan_tuning_bench: %zu tuning x size cases verified (each equal to CUB exactly, CUB equal "
+                "to the exact host reference at sampled indices); %.1f s\n",
+                results.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    print_summary(results);
   } catch (const std::exception& e) {
     bench::die(1, std::string("exception: ") + e.what());
   }
