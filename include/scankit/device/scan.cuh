@@ -57,8 +57,8 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   scan_launch<T> launch{};
   launch.n = n;
   launch.num_tiles = std::uint32_t(num_tiles);
-  launch.vectorized = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
+  launch.vector_loads = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  launch.vector_stores = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   launch.initial = initial;
   if (num_tiles > 1) {
     const workspace_view ws = ctx.acquire(1 + num_tiles, tile_status<T>::scratch_bytes(num_tiles));

@@ -19,7 +19,8 @@ template <class T>
 struct scan_launch {
   std::size_t n;
   std::uint32_t num_tiles;
-  bool vectorized;          // d_in and d_out both 16-byte aligned
+  bool vector_loads;        // d_in is 16-byte aligned: 16-byte loads
+  bool vector_stores;       // d_out is 16-byte aligned: 16-byte stores
   maybe<T> initial;         // initial value (exclusive scans always have one)
   std::uint64_t* d_status;  // [0] launch counter, [1 + t] tile t's word; unused for one tile
   void* d_scratch;          // split-layout tile values
@@ -80,7 +81,7 @@ __global__ void __launch_bounds__(Tuning::threads)
   T items[rounds][vec];
   if (full_tile) {
 #pragma unroll
-    for (int r = 0; r < rounds; ++r) load_vector(d_in + thread_begin + r * warp_threads * vec, launch.vectorized, items[r]);
+    for (int r = 0; r < rounds; ++r) load_vector(d_in + thread_begin + r * warp_threads * vec, launch.vector_loads, items[r]);
   } else {
     const T last = d_in[launch.n - 1];
 #pragma unroll
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(Tuning::threads)
   // Phase 3: store (streaming stores keep the status words in L2).
   if (full_tile) {
 #pragma unroll
-    for (int r = 0; r < rounds; ++r) store_vector(d_out + thread_begin + r * warp_threads * vec, launch.vectorized, items[r]);
+    for (int r = 0; r < rounds; ++r) store_vector(d_out + thread_begin + r * warp_threads * vec, launch.vector_stores, items[r]);
   } else {
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
