@@ -1,0 +1,304 @@
+// tests/test_host_api.cpp — PLAIN C++, compiled by the host compiler (g++),
+// not nvcc: proves the host API is usable without nvcc, with nothing but
+// <scankit/scankit.hpp> and the CUDA runtime API header.
+//
+// Host tests (run everywhere, also without a GPU): invalid arguments throw
+// std::invalid_argument before any device access (so fake pointers are safe
+// and no cuda_error can come first); n == 0 does nothing, even with null
+// pointers; operator names; scan_workspace_bytes. A [nogpu] test checks, on a
+// machine without a device, that a real call throws scankit::cuda_error that
+// says so. A [gpu] test runs int32 and double scans from this file.
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+#include <scankit/scankit.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using scankit::op;
+
+const op all_ops[] = {op::plus, op::min, op::max, op::bit_and, op::bit_or, op::bit_xor};
+const op arithmetic_ops[] = {op::plus, op::min, op::max};
+
+/// A fake device pointer: validation must reject the call before using it.
+template <class T>
+T* fake(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+/// f() must throw std::invalid_argument whose message names `function`.
+template <class F>
+void expect_invalid_argument(F&& f, const char* function) {
+  try {
+    f();
+    FAIL_CHECK("no exception; expected std::invalid_argument from " << function);
+  } catch (const std::invalid_argument& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains(function));
+  } catch (const std::exception& e) {
+    FAIL_CHECK("expected std::invalid_argument, got another exception: " << e.what());
+  }
+}
+
+/// Every argument error for T and operator o, inclusive and exclusive.
+template <class T>
+void check_rejections(scankit::context& ctx, op o) {
+  CAPTURE(scankit::to_string(o));
+  T* a = fake<T>(0x10000000);
+  T* b = fake<T>(0x40000000);  // 768 MiB after a: no overlap for n below
+  const T* null_in = nullptr;
+  T* null_out = nullptr;
+  const std::size_t n = std::size_t(1) << 20;
+  const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;  // n * sizeof(T) overflows
+  const T init = T(1);
+  auto incl = [&](const T* in, T* out, std::size_t m) { scankit::inclusive_scan(ctx, in, out, m, o); };
+  auto excl = [&](const T* in, T* out, std::size_t m) { scankit::exclusive_scan(ctx, in, out, m, init, o); };
+
+  expect_invalid_argument([&] { incl(null_in, b, n); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(a, null_out, n); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(null_in, null_out, 1); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(a, a + 1, n); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(a + 1, a, n); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(a, a + n - 1, n); }, "inclusive_scan");
+  expect_invalid_argument([&] { incl(a, b, huge); }, "inclusive_scan");
+  expect_invalid_argument([&] { excl(null_in, b, n); }, "exclusive_scan");
+  expect_invalid_argument([&] { excl(a, null_out, n); }, "exclusive_scan");
+  expect_invalid_argument([&] { excl(a, a + 1, n); }, "exclusive_scan");
+  expect_invalid_argument([&] { excl(a + 3, a, n); }, "exclusive_scan");
+  expect_invalid_argument([&] { excl(a, b, huge); }, "exclusive_scan");
+}
+
+/// A bitwise operator on a floating type, with otherwise valid arguments.
+template <class T>
+void check_bitwise_rejected(scankit::context& ctx) {
+  for (op o : {op::bit_and, op::bit_or, op::bit_xor}) {
+    CAPTURE(scankit::to_string(o));
+    T* a = fake<T>(0x10000000);
+    T* b = fake<T>(0x40000000);
+    expect_invalid_argument([&] { scankit::inclusive_scan(ctx, a, b, 1000, o); }, "inclusive_scan");
+    expect_invalid_argument([&] { scankit::exclusive_scan(ctx, a, b, 1000, T(0), o); }, "exclusive_scan");
+    expect_invalid_argument([&] { scankit::inclusive_scan(ctx, a, a, 1000, o); }, "inclusive_scan");
+  }
+}
+
+/// n == 0: no exception, with null or fake pointers, for every valid operator.
+template <class T>
+void check_zero_size(scankit::context& ctx, const op* ops, std::size_t num_ops) {
+  for (std::size_t k = 0; k < num_ops; ++k) {
+    const op o = ops[k];
+    CAPTURE(scankit::to_string(o));
+    CHECK_NOTHROW(scankit::inclusive_scan(ctx, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), 0, o));
+    CHECK_NOTHROW(scankit::exclusive_scan(ctx, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), 0, T(3), o));
+    CHECK_NOTHROW(scankit::inclusive_scan(ctx, fake<T>(0x10000000), fake<T>(0x10000004), 0, o));
+    CHECK_NOTHROW(scankit::exclusive_scan(ctx, fake<T>(0x10000000), fake<T>(0x10000000), 0, T(3), o));
+  }
+}
+
+/// f() must throw scankit::cuda_error saying that there is no usable device.
+template <class F>
+void expect_no_device_error(F&& f) {
+  try {
+    f();
+    FAIL_CHECK("no exception; expected scankit::cuda_error (no device)");
+  } catch (const scankit::cuda_error& e) {
+    INFO("what(): " << e.what());
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("device", Catch::CaseSensitive::No));
+    CHECK(e.code() != 0);
+    CHECK_FALSE(e.call().empty());
+  } catch (const std::exception& e) {
+    FAIL_CHECK("expected scankit::cuda_error, got another exception: " << e.what());
+  }
+}
+
+bool cuda_device_present() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) cudaGetLastError();
+  return status == cudaSuccess && count > 0;
+}
+
+/// cudaMalloc'd array, freed on scope exit (plain C++, no test helpers here).
+template <class T>
+struct device_array {
+  T* p = nullptr;
+  explicit device_array(std::size_t n) { REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T)) == cudaSuccess); }
+  ~device_array() { CHECK(cudaFree(p) == cudaSuccess); }
+  device_array(const device_array&) = delete;
+  device_array& operator=(const device_array&) = delete;
+};
+
+/// Scans `in` on the device with the host API and compares with a host loop
+/// using accumulator type Acc (exact for the data used here).
+template <class T, class Acc>
+void check_device_scan(scankit::context& ctx, cudaStream_t stream, const std::vector<T>& in, op o, bool exclusive,
+                       T init) {
+  const std::size_t n = in.size();
+  CAPTURE(n, scankit::to_string(o), exclusive);
+  device_array<T> d_in(n), d_out(n);
+  REQUIRE(cudaMemcpyAsync(d_in.p, in.data(), n * sizeof(T), cudaMemcpyHostToDevice, stream) == cudaSuccess);
+  REQUIRE(cudaMemsetAsync(d_out.p, 0xA5, n * sizeof(T), stream) == cudaSuccess);
+  if (exclusive)
+    scankit::exclusive_scan(ctx, d_in.p, d_out.p, n, init, o);
+  else
+    scankit::inclusive_scan(ctx, d_in.p, d_out.p, n, o);
+  std::vector<T> got(n);
+  REQUIRE(cudaMemcpyAsync(got.data(), d_out.p, n * sizeof(T), cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+
+  auto combine = [o](Acc a, Acc b) -> Acc {
+    switch (o) {
+      case op::plus: return a + b;
+      case op::min: return b < a ? b : a;
+      case op::max: return a < b ? b : a;
+      default: return a;
+    }
+  };
+  Acc acc = Acc(init);
+  bool has = exclusive;
+  std::size_t mismatches = 0, first = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    T expected;
+    if (exclusive) {
+      expected = T(acc);
+      acc = combine(acc, Acc(in[i]));
+    } else {
+      acc = has ? combine(acc, Acc(in[i])) : Acc(in[i]);
+      has = true;
+      expected = T(acc);
+    }
+    if (!(got[i] == expected) && mismatches++ == 0) first = i;
+  }
+  INFO("first mismatch at index " << first);
+  CHECK(mismatches == 0);
+}
+
+}  // namespace
+
+TEST_CASE("host API rejects invalid arguments before touching the device", "[host_api]") {
+  // Runs without a GPU too: any device access first would throw cuda_error
+  // instead of std::invalid_argument.
+  scankit::context ctx;
+  for (op o : all_ops) {
+    check_rejections<std::int32_t>(ctx, o);
+    check_rejections<std::uint32_t>(ctx, o);
+    check_rejections<std::int64_t>(ctx, o);
+    check_rejections<std::uint64_t>(ctx, o);
+  }
+  for (op o : arithmetic_ops) {
+    check_rejections<float>(ctx, o);
+    check_rejections<double>(ctx, o);
+  }
+  check_bitwise_rejected<float>(ctx);
+  check_bitwise_rejected<double>(ctx);
+}
+
+TEST_CASE("host API with n == 0 does nothing even with null pointers", "[host_api]") {
+  scankit::context ctx;
+  check_zero_size<std::int32_t>(ctx, all_ops, 6);
+  check_zero_size<std::uint32_t>(ctx, all_ops, 6);
+  check_zero_size<std::int64_t>(ctx, all_ops, 6);
+  check_zero_size<std::uint64_t>(ctx, all_ops, 6);
+  check_zero_size<float>(ctx, arithmetic_ops, 3);
+  check_zero_size<double>(ctx, arithmetic_ops, 3);
+  scankit::context empty_workspace(nullptr, nullptr, 0);
+  check_zero_size<std::int32_t>(empty_workspace, all_ops, 6);
+}
+
+TEST_CASE("to_string names every operator", "[host_api]") {
+  CHECK(std::string(scankit::to_string(op::plus)) == "plus");
+  CHECK(std::string(scankit::to_string(op::min)) == "min");
+  CHECK(std::string(scankit::to_string(op::max)) == "max");
+  CHECK(std::string(scankit::to_string(op::bit_and)) == "bit_and");
+  CHECK(std::string(scankit::to_string(op::bit_or)) == "bit_or");
+  CHECK(std::string(scankit::to_string(op::bit_xor)) == "bit_xor");
+}
+
+TEST_CASE("scan_workspace_bytes is zero for one tile and grows with n", "[host_api]") {
+  for (std::size_t size : {std::size_t(4), std::size_t(8)}) {
+    CAPTURE(size);
+    CHECK(scankit::scan_workspace_bytes(0, size) == 0);
+    CHECK(scankit::scan_workspace_bytes(1, size) == 0);
+    CHECK(scankit::scan_workspace_bytes(32, size) == 0);
+    // The one-tile threshold: 0 up to tile items, > 0 from tile + 1 on.
+    std::size_t lo = 1, hi = std::size_t(1) << 24;  // bytes(lo) == 0, bytes(hi) > 0
+    REQUIRE(scankit::scan_workspace_bytes(hi, size) > 0);
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (scankit::scan_workspace_bytes(mid, size) == 0 ? lo : hi) = mid;
+    }
+    const std::size_t tile = lo;
+    CAPTURE(tile);
+    CHECK(tile >= 256);  // a tile is at least one item per thread of a block
+    for (std::size_t n = 1; n <= tile; n += 1 + n / 7) CHECK(scankit::scan_workspace_bytes(n, size) == 0);
+    CHECK(scankit::scan_workspace_bytes(tile, size) == 0);
+    // Never shrinks as n grows, and keeps growing.
+    std::size_t previous = 0;
+    for (std::size_t n = tile + 1; n < (std::size_t(1) << 40); n = n * 3 / 2 + 1) {
+      const std::size_t bytes = scankit::scan_workspace_bytes(n, size);
+      CAPTURE(n, bytes, previous);
+      CHECK(bytes > 0);
+      CHECK(bytes >= previous);
+      previous = bytes;
+    }
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 24, size) > scankit::scan_workspace_bytes(std::size_t(1) << 20, size));
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 30, size) > scankit::scan_workspace_bytes(std::size_t(1) << 24, size));
+  }
+  CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 24, 8) >= scankit::scan_workspace_bytes(std::size_t(1) << 24, 4));
+}
+
+TEST_CASE("without a device a scan throws cuda_error naming the device", "[nogpu]") {
+  if (cuda_device_present()) {
+    SUCCEED("a CUDA device is present: this test only checks the no-device error");
+    return;
+  }
+  scankit::context ctx;
+  const std::size_t n = std::size_t(1) << 20;
+  auto* in = fake<std::int32_t>(0x10000000);
+  auto* out = fake<std::int32_t>(0x40000000);
+  expect_no_device_error([&] { scankit::inclusive_scan(ctx, in, out, n); });
+  expect_no_device_error([&] { scankit::exclusive_scan(ctx, in, out, n, 0); });
+  expect_no_device_error([&] { scankit::inclusive_scan(ctx, in, out, 1); });  // one tile: still needs a device
+  expect_no_device_error([&] { scankit::inclusive_scan(ctx, fake<double>(0x10000000), fake<double>(0x40000000), n); });
+  // The error is not sticky in a bad way: the same context says the same again.
+  expect_no_device_error([&] { scankit::inclusive_scan(ctx, in, out, n, op::max); });
+}
+
+TEST_CASE("host API scans run from a plain C++ translation unit", "[gpu][host_api]") {
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  struct stream_guard {
+    cudaStream_t s;
+    ~stream_guard() { CHECK(cudaStreamDestroy(s) == cudaSuccess); }
+  } guard{stream};
+  scankit::context ctx(stream);
+
+  const unsigned seed = Catch::rngSeed();
+  CAPTURE(seed);
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> value(1, 1000);
+  auto nonzero = [&](int limit) { return (gen() & 1 ? 1 : -1) * (1 + value(gen) % limit); };
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), (std::size_t(1) << 20) + 3}) {
+    // int32: |x| <= 100, so no partial sum overflows; int64 host accumulator.
+    std::vector<std::int32_t> i32(n);
+    for (auto& x : i32) x = nonzero(100);
+    check_device_scan<std::int32_t, std::int64_t>(ctx, stream, i32, op::plus, false, 0);
+    check_device_scan<std::int32_t, std::int64_t>(ctx, stream, i32, op::plus, true, -17);
+    check_device_scan<std::int32_t, std::int64_t>(ctx, stream, i32, op::max, true, -5);
+    // double: integers |x| <= 1000, so every partial sum is exact (< 2^53).
+    std::vector<double> f64(n);
+    for (auto& x : f64) x = nonzero(1000);
+    check_device_scan<double, double>(ctx, stream, f64, op::plus, false, 0.0);
+    check_device_scan<double, double>(ctx, stream, f64, op::plus, true, 2.5);
+    check_device_scan<double, double>(ctx, stream, f64, op::min, false, 0.0);
+  }
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+}
