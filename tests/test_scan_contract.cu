@@ -254,9 +254,11 @@ TEST_CASE("in-place scans are correct at multi-tile sizes", "[gpu][contract]") {
 }
 
 TEST_CASE("misaligned pointers are scanned correctly and nothing outside the output is written", "[gpu][contract]") {
-  // Offsets of 1 or 3 elements make a pointer not 16-byte aligned, which sends
-  // the whole launch down the scalar (non-vectorized) path; 4·tile has only
-  // full tiles, so the scalar full-tile path runs too. (0, 0) is the control.
+  // Offsets of 1 or 3 elements make a pointer not 16-byte aligned, so that
+  // side takes scalar loads or stores: (1, 3) and (3, 1) scalar both ways,
+  // (0, 3) 16-byte loads with scalar stores, (1, 0) the reverse, (0, 0) the
+  // vector path as control. 4·tile has only full tiles, so the full-tile
+  // (otherwise vectorized) code runs with each combination.
   cuda_stream stream;
   scankit::context ctx(stream);
   const std::vector<std::pair<std::size_t, std::size_t>> offsets{{1, 3}, {0, 3}, {1, 0}, {3, 1}, {0, 0}};
