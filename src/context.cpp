@@ -30,6 +30,18 @@ void* device_allocate(std::size_t bytes) {
   return p;
 }
 
+// Zeroes fresh device memory and waits for it, whatever the calling thread's
+// streams are doing (also during stream capture).
+cudaError_t zero_now(void* p, std::size_t bytes) {
+  cudaStream_t side = nullptr;
+  cudaError_t status = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  if (status != cudaSuccess) return status;
+  status = cudaMemsetAsync(p, 0, bytes, side);
+  const cudaError_t synced = cudaStreamSynchronize(side);
+  cudaStreamDestroy(side);
+  return status != cudaSuccess ? status : synced;
+}
+
 }  // namespace
 
 context::context(cudaStream_t stream) noexcept : stream_(stream) {}
@@ -45,6 +57,12 @@ context::context(cudaStream_t stream, void* d_workspace, std::size_t bytes) : st
   scratch_bytes_ = bytes - status_bytes;
   if (status_bytes != 0) {
     ensure_device();
+    // Stream-ordered, so work still using the buffer finishes first; that
+    // cannot be honoured while the stream is being captured.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    detail::throw_on_cuda_error(cudaStreamIsCapturing(stream_, &capture), "cudaStreamIsCapturing");
+    if (capture != cudaStreamCaptureStatusNone)
+      throw std::invalid_argument("scankit::context: create a workspace context outside stream capture");
     detail::throw_on_cuda_error(cudaMemsetAsync(d_status_, 0, status_bytes, stream_), "cudaMemsetAsync");
   }
 }
@@ -79,11 +97,13 @@ void context::grow_status(std::size_t words) {
                                 std::to_string(workspace_bytes_for(words, 0)) + " bytes at least)");
   const std::size_t new_words = std::max(words, 2 * status_words_);
   void* p = device_allocate(new_words * sizeof(std::uint64_t));
-  // Zeroed words read as "not published" under every tag.
-  const cudaError_t status = cudaMemsetAsync(p, 0, new_words * sizeof(std::uint64_t), stream_);
+  // Zeroed words read as "not published" under every tag. Zero them now, on a
+  // private stream: on the caller's stream the memset would only be recorded
+  // when that stream is being captured into a graph.
+  const cudaError_t status = zero_now(p, new_words * sizeof(std::uint64_t));
   if (status != cudaSuccess) {
     cudaFree(p);
-    detail::throw_on_cuda_error(status, "cudaMemsetAsync");
+    detail::throw_on_cuda_error(status, "zeroing look-back status words");
   }
   if (d_status_ != nullptr) retired_.push_back(d_status_);
   d_status_ = p;

@@ -35,7 +35,8 @@ class context {
 
   /// A context on `stream` that uses the caller's device buffer as its only
   /// temporary storage and never allocates. The buffer must stay valid for the
-  /// context's lifetime; its contents are reset on the stream here. Calls that
+  /// context's lifetime; its contents are reset on the stream here (so create
+  /// it outside stream capture; std::invalid_argument otherwise). Calls that
   /// need more than `bytes` throw std::invalid_argument (size the buffer with
   /// scankit::scan_workspace_bytes).
   context(cudaStream_t stream, void* d_workspace, std::size_t bytes);

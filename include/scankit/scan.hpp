@@ -29,8 +29,8 @@ const char* to_string(op o) noexcept;
 
 #define SCANKIT_DECLARE_SCAN(T)                                                                   \
   /** out[i] = in[0] ⊕ ... ⊕ in[i]. Throws std::invalid_argument (null pointer with n > 0,     \
-      partially overlapping ranges, bitwise op on floating point) before any launch, and      \
-      scankit::cuda_error if CUDA fails. n == 0 does nothing. */                              \
+      partially overlapping ranges, bitwise op on floating point — also when n == 0) before  \
+      any launch, and scankit::cuda_error if CUDA fails. Otherwise n == 0 does nothing. */                             \
   void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, op o = op::plus);  \
   /** out[0] = init, out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1]. Errors as inclusive_scan. */       \
   void exclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, T init,            \
@@ -45,7 +45,8 @@ SCANKIT_DECLARE_SCAN(double)
 #undef SCANKIT_DECLARE_SCAN
 
 /// Bytes of caller-provided workspace (see context's workspace constructor)
-/// that a scan of n elements of `element_size` bytes needs.
+/// that a scan of n elements of `element_size` bytes (4 or 8, the built-in
+/// types; other sizes throw std::invalid_argument) needs.
 std::size_t scan_workspace_bytes(std::size_t n, std::size_t element_size);
 
 }  // namespace scankit

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <scankit/context.hpp>
+#include <scankit/device/operators.cuh>
 #include <scankit/detail/kernels/scan_kernel.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 #include <scankit/error.hpp>

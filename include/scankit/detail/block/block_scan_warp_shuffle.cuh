@@ -24,10 +24,14 @@ struct block_scan_warp_shuffle {
   static_assert(Threads % warp_threads == 0 && Threads <= 1024, "whole warps, at most 1024 threads");
   static constexpr int warps = Threads / warp_threads;
 
+  // Raw bytes: T may have default member initializers, which shared memory
+  // variables cannot run.
   struct storage {
-    T warp_totals[warps];
-    T warp_prefixes[warps];  // tile prefix ⊕ earlier warps' totals
+    alignas(T) unsigned char warp_totals_bytes[warps * sizeof(T)];
+    alignas(T) unsigned char warp_prefixes_bytes[warps * sizeof(T)];  // tile prefix ⊕ earlier warps' totals
     bool first_warp_has_prefix;
+    __device__ T* warp_totals() { return reinterpret_cast<T*>(warp_totals_bytes); }
+    __device__ T* warp_prefixes() { return reinterpret_cast<T*>(warp_prefixes_bytes); }
   };
 
   /// Scans `items` in place across the block. `prefix_op(block_total)` is
@@ -53,24 +57,24 @@ struct block_scan_warp_shuffle {
       lane_prefix[r] = combine(carried, maybe<T>{lanes_before, lane > 0}, op);
       carry = r == 0 ? round_total : op(carry, round_total);
     }
-    if (lane == warp_threads - 1) smem.warp_totals[warp] = carry;
+    if (lane == warp_threads - 1) smem.warp_totals()[warp] = carry;
     __syncthreads();
 
     // Phase 2: warp 0 scans warp totals and gets the tile prefix.
     if (warp == 0) {
-      T total = lane < warps ? smem.warp_totals[lane] : T{};
+      T total = lane < warps ? smem.warp_totals()[lane] : T{};
       const T inclusive = warp_inclusive_scan(total, op, warps);
       const T block_total = shfl_idx(inclusive, warps - 1);
       const maybe<T> tile_prefix = prefix_op(block_total);
       const T warps_before = shfl_up(inclusive, 1);
-      const maybe<T> prefix = combine(tile_prefix, maybe<T>{warps_before, lane > 0}, op);
-      if (lane < warps) smem.warp_prefixes[lane] = prefix.value;
+      const maybe<T> prefix = combine(tile_prefix, maybe<T>{warps_before, lane > 0 && lane < warps}, op);
+      if (lane < warps) smem.warp_prefixes()[lane] = prefix.value;
       if (lane == 0) smem.first_warp_has_prefix = prefix.has;
     }
     __syncthreads();
 
     // Phase 3: fold the prefixes into the items.
-    const maybe<T> warp_prefix{smem.warp_prefixes[warp], warp > 0 || smem.first_warp_has_prefix};
+    const maybe<T> warp_prefix{smem.warp_prefixes()[warp], warp > 0 || smem.first_warp_has_prefix};
 #pragma unroll
     for (int r = 0; r < Rounds; ++r) {
       const maybe<T> prefix = combine(warp_prefix, lane_prefix[r], op);
