@@ -5,10 +5,11 @@
 // for a fixed list of {threads per block, rounds of 16-byte vectors per
 // thread} (items per thread = ROUNDS * 16 / sizeof(T)), against CUB's
 // InclusiveSum and cudaMemcpy D2D measured in the same run.
-//   int32: 256x4 256x8 512x2 512x4 512x8 1024x2 1024x4 128x6 at n = 2^16, 2^20, 2^24, 2^28
-//   int64: 256x4 512x2 512x4 512x8 1024x4                   at n = 2^16, 2^20, 2^24, 2^27
-// (512x4 is the current default for both: marked '*'; 128x6 for int32 is
-// CUB's sm_90 tile shape, 128 threads x 24 items.)
+//   int32: 256x4 256x8 512x4 512x8 1024x4 128x8 512x4np 256x8np at n = 2^16, 2^20, 2^24, 2^28
+//   int64: 256x4 256x8 512x4 512x8 1024x4 512x4np                at n = 2^16, 2^20, 2^24, 2^27
+// ("np": the block loads its next tile only after storing the current one;
+// otherwise it prefetches it into registers before scanning the current one.
+// The default tuning is marked '*'.)
 // Method as scan_bench.cu (bench_common.cuh): legacy default stream, CUDA
 // events around each single call, warm-up (also a spin kernel to get the clocks
 // up), median of --reps calls, input/output
@@ -42,15 +43,17 @@ namespace {
 
 using bench::device_buffer;
 
-template <int Threads, int Rounds>
-using tuning = scankit::detail::scan_tuning<Threads, Rounds>;
+template <int Threads, int Rounds, bool Prefetch = true>
+using tuning = scankit::detail::scan_tuning<Threads, Rounds, Prefetch>;
 template <class... Tunings>
 struct tuning_list {};
 
-// The sweep (13 kernel instantiations in all; keep it small: compile time).
-using int32_tunings = tuning_list<tuning<256, 4>, tuning<256, 8>, tuning<512, 2>, tuning<512, 4>, tuning<512, 8>,
-                                  tuning<1024, 2>, tuning<1024, 4>, tuning<128, 6>>;
-using int64_tunings = tuning_list<tuning<256, 4>, tuning<512, 2>, tuning<512, 4>, tuning<512, 8>, tuning<1024, 4>>;
+// The sweep (14 kernel instantiations in all; keep it small: compile time).
+// "np" = no prefetch of the next tile (loaded only after the current one is stored).
+using int32_tunings = tuning_list<tuning<256, 4>, tuning<256, 8>, tuning<512, 4>, tuning<512, 8>, tuning<1024, 4>,
+                                  tuning<128, 8>, tuning<512, 4, false>, tuning<256, 8, false>>;
+using int64_tunings = tuning_list<tuning<256, 4>, tuning<256, 8>, tuning<512, 4>, tuning<512, 8>, tuning<1024, 4>,
+                                  tuning<512, 4, false>>;
 
 constexpr const char* usage =
     "usage: scan_tuning_bench [options]\n"
@@ -123,13 +126,13 @@ const cudaStream_t stream = 0;
 
 template <class Tuning>
 std::string tuning_name() {
-  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds);
+  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds) + (Tuning::prefetch ? "" : "np");
 }
 
 template <class T, class Tuning>
 bool is_default_tuning() {
   using d = scankit::detail::default_scan_tuning<T>;
-  return d::threads == Tuning::threads && d::rounds == Tuning::rounds;
+  return d::threads == Tuning::threads && d::rounds == Tuning::rounds && d::prefetch == Tuning::prefetch;
 }
 
 bool selected(const options& o, const std::string& name) {

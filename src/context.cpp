@@ -33,13 +33,18 @@ void* device_allocate(std::size_t bytes) {
 // Zeroes fresh device memory and waits for it, whatever the calling thread's
 // streams are doing (also during stream capture).
 cudaError_t zero_now(void* p, std::size_t bytes) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // as in device_allocate
+  cudaThreadExchangeStreamCaptureMode(&mode);
   cudaStream_t side = nullptr;
   cudaError_t status = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
-  if (status != cudaSuccess) return status;
-  status = cudaMemsetAsync(p, 0, bytes, side);
-  const cudaError_t synced = cudaStreamSynchronize(side);
-  cudaStreamDestroy(side);
-  return status != cudaSuccess ? status : synced;
+  if (status == cudaSuccess) {
+    status = cudaMemsetAsync(p, 0, bytes, side);
+    const cudaError_t synced = cudaStreamSynchronize(side);
+    cudaStreamDestroy(side);
+    if (status == cudaSuccess) status = synced;
+  }
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  return status;
 }
 
 }  // namespace
@@ -88,7 +93,16 @@ void context::ensure_device() {
                      std::string("no usable CUDA device: ") + cudaGetErrorString(status));
   }
   if (count == 0) throw cuda_error("cudaGetDeviceCount", cudaErrorNoDevice, "no CUDA device available");
+  int device = 0;
+  detail::throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
+  detail::throw_on_cuda_error(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device),
+                              "cudaDeviceGetAttribute");
   device_checked_ = true;
+}
+
+int context::multiprocessors() {
+  ensure_device();
+  return multiprocessors_;
 }
 
 void context::grow_status(std::size_t words) {

@@ -68,7 +68,17 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   } else {
     ctx.acquire(0, 0);  // checks that a device is there
   }
-  scan_kernel<T, Op, Tuning, Exclusive><<<unsigned(num_tiles), Tuning::threads, 0, ctx.stream()>>>(d_in, d_out, op, launch);
+  // One wave of persistent blocks (fewer when there are fewer tiles).
+  const auto kernel = scan_kernel<T, Op, Tuning, Exclusive>;
+  static const int blocks_per_sm = [&] {
+    int blocks = 0;
+    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tuning::threads, 0),
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return blocks < 1 ? 1 : blocks;
+  }();
+  const std::size_t wave = std::size_t(blocks_per_sm) * std::size_t(ctx.multiprocessors());
+  const unsigned grid = unsigned(num_tiles < wave ? num_tiles : wave);
+  kernel<<<grid, Tuning::threads, 0, ctx.stream()>>>(d_in, d_out, op, launch);
   throw_on_cuda_error(cudaGetLastError(), name);
 }
 
