@@ -5,11 +5,10 @@
 // for a fixed list of {threads per block, rounds of 16-byte vectors per
 // thread} (items per thread = ROUNDS * 16 / sizeof(T)), against CUB's
 // InclusiveSum and cudaMemcpy D2D measured in the same run.
-//   int32: 256x4 256x8 512x4 512x8 1024x4 128x8 512x4np 256x8np at n = 2^16, 2^20, 2^24, 2^28
-//   int64: 256x4 256x8 512x4 512x8 1024x4 512x4np                at n = 2^16, 2^20, 2^24, 2^27
-// ("np": the block loads its next tile only after storing the current one;
-// otherwise it prefetches it into registers before scanning the current one.
-// The default tuning is marked '*'.)
+//   int32: 256x6 256x8 256x10 256x12 512x4 512x6 128x12 384x8 at n = 2^16, 2^20, 2^24, 2^28
+//   int64: 256x6 256x8 256x12 512x4 512x6                     at n = 2^16, 2^20, 2^24, 2^27
+// (tile bytes = threads x rounds x 16, staged in shared memory; the default
+// tuning is marked '*'.)
 // Method as scan_bench.cu (bench_common.cuh): legacy default stream, CUDA
 // events around each single call, warm-up (also a spin kernel to get the clocks
 // up), median of --reps calls, input/output
@@ -43,17 +42,15 @@ namespace {
 
 using bench::device_buffer;
 
-template <int Threads, int Rounds, bool Prefetch = true>
-using tuning = scankit::detail::scan_tuning<Threads, Rounds, Prefetch>;
+template <int Threads, int Rounds>
+using tuning = scankit::detail::scan_tuning<Threads, Rounds>;
 template <class... Tunings>
 struct tuning_list {};
 
-// The sweep (14 kernel instantiations in all; keep it small: compile time).
-// "np" = no prefetch of the next tile (loaded only after the current one is stored).
-using int32_tunings = tuning_list<tuning<256, 4>, tuning<256, 8>, tuning<512, 4>, tuning<512, 8>, tuning<1024, 4>,
-                                  tuning<128, 8>, tuning<512, 4, false>, tuning<256, 8, false>>;
-using int64_tunings = tuning_list<tuning<256, 4>, tuning<256, 8>, tuning<512, 4>, tuning<512, 8>, tuning<1024, 4>,
-                                  tuning<512, 4, false>>;
+// The sweep (13 kernel instantiations in all; keep it small: compile time).
+using int32_tunings = tuning_list<tuning<256, 6>, tuning<256, 8>, tuning<256, 10>, tuning<256, 12>, tuning<512, 4>,
+                                  tuning<512, 6>, tuning<128, 12>, tuning<384, 8>>;
+using int64_tunings = tuning_list<tuning<256, 6>, tuning<256, 8>, tuning<256, 12>, tuning<512, 4>, tuning<512, 6>>;
 
 constexpr const char* usage =
     "usage: scan_tuning_bench [options]\n"
@@ -126,13 +123,13 @@ const cudaStream_t stream = 0;
 
 template <class Tuning>
 std::string tuning_name() {
-  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds) + (Tuning::prefetch ? "" : "np");
+  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds);
 }
 
 template <class T, class Tuning>
 bool is_default_tuning() {
   using d = scankit::detail::default_scan_tuning<T>;
-  return d::threads == Tuning::threads && d::rounds == Tuning::rounds && d::prefetch == Tuning::prefetch;
+  return d::threads == Tuning::threads && d::rounds == Tuning::rounds;
 }
 
 bool selected(const options& o, const std::string& name) {
@@ -177,17 +174,19 @@ void run_tuning(const size_case<T>& c) {
     scankit::device::inclusive_scan<Tuning>(c.ctx, d_in, d_out, c.n, scankit::device::plus{});
   };
 
-  // Kernel resources (registers, spills, occupancy).
-  const auto kernel = scankit::detail::scan_kernel<T, scankit::device::plus, Tuning, false>;
-  cudaFuncAttributes attr{};
-  BENCH_CUDA(cudaFuncGetAttributes(&attr, kernel));
-  int blocks_per_sm = 0;
-  BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Tuning::threads, 0));
-
   // Correct first: must equal CUB's verified result.
   bench::poison(c.out_ptr(0), c.bytes, stream);
   call(c.in_ptr(0), c.out_ptr(0));
   BENCH_CUDA(cudaGetLastError());
+
+  // Kernel resources (registers, spills, occupancy with the staged tile in
+  // dynamic shared memory; the call above raised the kernel's smem limit).
+  const auto kernel = scankit::detail::scan_kernel<T, scankit::device::plus, Tuning, false>;
+  cudaFuncAttributes attr{};
+  BENCH_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  int blocks_per_sm = 0;
+  BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Tuning::threads,
+                                                           scankit::detail::staged_tile_bytes<T, Tuning>));
   bench::check_equal<T>(c.out_ptr(0), "scankit", c.d_ref, "CUB", c.n, c.dev.sms, stream, c.o.timeout_s, what);
 
   for (int p = 0; p < c.pairs; ++p) bench::poison(c.out_ptr(p), c.bytes, stream);  // see the check below

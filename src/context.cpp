@@ -93,17 +93,9 @@ void context::ensure_device() {
                      std::string("no usable CUDA device: ") + cudaGetErrorString(status));
   }
   if (count == 0) throw cuda_error("cudaGetDeviceCount", cudaErrorNoDevice, "no CUDA device available");
-  int device = 0;
-  detail::throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
-  detail::throw_on_cuda_error(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device),
-                              "cudaDeviceGetAttribute");
   device_checked_ = true;
 }
 
-int context::multiprocessors() {
-  ensure_device();
-  return multiprocessors_;
-}
 
 void context::grow_status(std::size_t words) {
   if (caller_owned_)

@@ -48,10 +48,6 @@ class context {
   /// The stream all work is enqueued on.
   cudaStream_t stream() const noexcept { return stream_; }
 
-  /// Multiprocessors of the current device (queried once; throws
-  /// scankit::cuda_error without a device).
-  int multiprocessors();
-
   /// Grows the cached storage so a call needing up to `status_words` look-back
   /// words and `scratch_bytes` of scratch runs without allocating.
   void reserve(std::size_t status_words, std::size_t scratch_bytes);
@@ -70,7 +66,6 @@ class context {
 
   cudaStream_t stream_;
   bool device_checked_ = false;
-  int multiprocessors_ = 0;
   bool caller_owned_ = false;
   // Look-back status words (uint64): only ever hold tile-status tags, so stale
   // words from earlier calls can never look valid (see detail/lookback).

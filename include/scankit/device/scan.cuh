@@ -58,7 +58,7 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   scan_launch<T> launch{};
   launch.n = n;
   launch.num_tiles = std::uint32_t(num_tiles);
-  launch.vector_loads = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  launch.bulk_loads = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && staged_tile_bytes<T, Tuning> % 16 == 0;
   launch.vector_stores = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   launch.initial = initial;
   if (num_tiles > 1) {
@@ -68,17 +68,15 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   } else {
     ctx.acquire(0, 0);  // checks that a device is there
   }
-  // One wave of persistent blocks (fewer when there are fewer tiles).
   const auto kernel = scan_kernel<T, Op, Tuning, Exclusive>;
-  static const int blocks_per_sm = [&] {
-    int blocks = 0;
-    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tuning::threads, 0),
-                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    return blocks < 1 ? 1 : blocks;
+  constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning>;
+  static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
+    throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
+                        "cudaFuncSetAttribute");
+    return true;
   }();
-  const std::size_t wave = std::size_t(blocks_per_sm) * std::size_t(ctx.multiprocessors());
-  const unsigned grid = unsigned(num_tiles < wave ? num_tiles : wave);
-  kernel<<<grid, Tuning::threads, 0, ctx.stream()>>>(d_in, d_out, op, launch);
+  (void)smem_configured;
+  kernel<<<unsigned(num_tiles), Tuning::threads, smem_bytes, ctx.stream()>>>(d_in, d_out, op, launch);
   throw_on_cuda_error(cudaGetLastError(), name);
 }
 

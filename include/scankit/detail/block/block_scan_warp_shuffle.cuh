@@ -3,15 +3,20 @@
 //
 // Arrangement ("warp-striped vectors"): each warp owns a contiguous run of
 // 32·ROUNDS·VEC items; in round r, lane l holds the VEC consecutive items at
-// r·32·VEC + l·VEC. So every round is one fully coalesced 16-byte-per-lane
-// load, and no shared-memory transpose is needed.
+// r·32·VEC + l·VEC. Every round is one fully coalesced (and, from shared
+// memory, conflict-free) 16-byte-per-lane access.
 //
-//   phase 1  per round: thread-local scan of VEC items, warp scan of the
-//            lanes' totals (shuffles); carry the round totals across rounds
-//   phase 2  warp 0 scans the warp totals and calls prefix_op(block total),
+// The tile stays where the caller staged it (shared memory): the scan reads
+// each round twice and keeps only one prefix per round in registers, so a
+// block's registers do not grow with its tile.
+//
+//   pass 1   per round: thread-local scan of VEC items, warp scan of the
+//            lanes' totals (shuffles); keep this lane's prefix in the warp;
+//            carry the round totals across rounds
+//   pass 2   warp 0 scans the warp totals and calls prefix_op(block total),
 //            which returns the tile's exclusive prefix (the look-back)
-//   phase 3  every thread folds tile, warp, round and lane prefixes into its
-//            items (inclusive), or shifts them by one (exclusive)
+//   pass 3   per round: reload, rescan locally, fold in tile, warp, round and
+//            lane prefixes (inclusive) or shift by one (exclusive), emit
 #pragma once
 
 #include <scankit/detail/maybe.cuh>
@@ -34,35 +39,43 @@ struct block_scan_warp_shuffle {
     __device__ T* warp_prefixes() { return reinterpret_cast<T*>(warp_prefixes_bytes); }
   };
 
-  /// Scans `items` in place across the block. `prefix_op(block_total)` is
-  /// called by all lanes of warp 0 and returns maybe<T>: the prefix to put in
-  /// front of the whole block (absent only for inclusive scans of the first
-  /// tile without an initial value). Exclusive scans require a prefix.
-  template <bool Exclusive, class Op, class PrefixOp>
-  __device__ static void scan(storage& smem, T (&items)[Rounds][Vec], Op op, PrefixOp prefix_op) {
+  /// Scans the tile. `load_round(r, v)` fills this thread's VEC items of round
+  /// r (called twice per round); `emit_round(r, v)` receives the scanned
+  /// items. `prefix_op(block_total)` is called by all lanes of warp 0 and
+  /// returns maybe<T>: the prefix of the whole block (absent only for
+  /// inclusive scans of the first tile without an initial value). Exclusive
+  /// scans require a prefix.
+  template <bool Exclusive, class Op, class LoadRound, class EmitRound, class PrefixOp>
+  __device__ static void scan(storage& smem, LoadRound load_round, EmitRound emit_round, Op op, PrefixOp prefix_op) {
     const int lane = lane_id();
     const int warp = int(threadIdx.x) / warp_threads;
 
-    // Phase 1: thread-local and warp-level scans, round by round.
-    maybe<T> lane_prefix[Rounds];  // within-warp prefix of this lane's vector in round r
-    T carry{};                     // warp total of rounds before r
+    // Pass 1: thread-local and warp-level scans, round by round.
+    T lane_prefix[Rounds];  // prefix of this lane's vector within the warp (absent for r = 0, lane 0)
+    T carry{};              // warp total of the rounds before r
 #pragma unroll
     for (int r = 0; r < Rounds; ++r) {
+      T v[Vec];
+      load_round(r, v);
 #pragma unroll
-      for (int j = 1; j < Vec; ++j) items[r][j] = op(items[r][j - 1], items[r][j]);
-      const T inclusive = warp_inclusive_scan(items[r][Vec - 1], op);
+      for (int j = 1; j < Vec; ++j) v[j] = op(v[j - 1], v[j]);
+      const T inclusive = warp_inclusive_scan(v[Vec - 1], op);
       const T lanes_before = shfl_up(inclusive, 1);
       const T round_total = shfl_idx(inclusive, warp_threads - 1);
-      const maybe<T> carried{carry, r > 0};
-      lane_prefix[r] = combine(carried, maybe<T>{lanes_before, lane > 0}, op);
-      carry = r == 0 ? round_total : op(carry, round_total);
+      if (r == 0) {
+        lane_prefix[r] = lanes_before;
+        carry = round_total;
+      } else {
+        lane_prefix[r] = lane > 0 ? op(carry, lanes_before) : carry;
+        carry = op(carry, round_total);
+      }
     }
     if (lane == warp_threads - 1) smem.warp_totals()[warp] = carry;
     __syncthreads();
 
-    // Phase 2: warp 0 scans warp totals and gets the tile prefix.
+    // Pass 2: warp 0 scans warp totals and gets the tile prefix.
     if (warp == 0) {
-      T total = lane < warps ? smem.warp_totals()[lane] : T{};
+      const T total = lane < warps ? smem.warp_totals()[lane] : T{};
       const T inclusive = warp_inclusive_scan(total, op, warps);
       const T block_total = shfl_idx(inclusive, warps - 1);
       const maybe<T> tile_prefix = prefix_op(block_total);
@@ -73,19 +86,27 @@ struct block_scan_warp_shuffle {
     }
     __syncthreads();
 
-    // Phase 3: fold the prefixes into the items.
+    // Pass 3: rescan each round locally and fold the prefixes in.
     const maybe<T> warp_prefix{smem.warp_prefixes()[warp], warp > 0 || smem.first_warp_has_prefix};
 #pragma unroll
     for (int r = 0; r < Rounds; ++r) {
-      const maybe<T> prefix = combine(warp_prefix, lane_prefix[r], op);
+      T v[Vec];
+      load_round(r, v);
+      const maybe<T> prefix = combine(warp_prefix, maybe<T>{lane_prefix[r], r > 0 || lane > 0}, op);
       if constexpr (Exclusive) {
+        T running = prefix.value;
 #pragma unroll
-        for (int j = Vec - 1; j > 0; --j) items[r][j] = op(prefix.value, items[r][j - 1]);
-        items[r][0] = prefix.value;
+        for (int j = 0; j < Vec; ++j) {
+          const T x = v[j];
+          v[j] = running;
+          running = op(running, x);
+        }
       } else {
+        v[0] = apply_prefix(prefix, v[0], op);
 #pragma unroll
-        for (int j = 0; j < Vec; ++j) items[r][j] = apply_prefix(prefix, items[r][j], op);
+        for (int j = 1; j < Vec; ++j) v[j] = op(v[j - 1], v[j]);
       }
+      emit_round(r, v);
     }
   }
 };

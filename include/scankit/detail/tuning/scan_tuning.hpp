@@ -1,30 +1,27 @@
 // detail/tuning/scan_tuning.hpp — tile shapes of the single-pass scan.
-// A tuning is {threads per block, rounds of vectors per thread, prefetch}; a
-// "vector" is 16 bytes of consecutive items when sizeof(T) divides 16, one
-// item otherwise. With prefetch, a block loads its next tile into registers
-// before it scans and looks back for the current one.
+// A tuning is {threads per block, rounds of vectors per thread}; a "vector" is
+// 16 bytes of consecutive items when sizeof(T) divides 16, one item otherwise.
 #pragma once
 
 #include <cstddef>
 
 namespace scankit::detail {
 
-template <int Threads, int Rounds, bool Prefetch = true>
+template <int Threads, int Rounds>
 struct scan_tuning {
   static constexpr int threads = Threads;
   static constexpr int rounds = Rounds;
-  static constexpr bool prefetch = Prefetch;
 };
 
 /// Items per 16-byte vector for T (1 when T does not divide 16 bytes).
 template <class T>
 inline constexpr int vector_items = (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
 
-/// Default tuning for sm_90 (benchmarks/results/scan_tuning.csv): about 64
-/// bytes per thread, 512 threads per block.
+/// Default tuning for sm_90 (benchmarks/results/scan_tuning.csv): 256
+/// threads, about 128 bytes per thread, so a 32 KB tile staged in shared memory.
 template <class T>
 struct default_scan_tuning
-    : scan_tuning<512, (64 / (vector_items<T> * sizeof(T))) < 1 ? 1 : int(64 / (vector_items<T> * sizeof(T)))> {};
+    : scan_tuning<256, (128 / (vector_items<T> * sizeof(T))) < 1 ? 1 : int(128 / (vector_items<T> * sizeof(T)))> {};
 
 /// Items one block scans per tile with tuning `Tuning` for T.
 template <class T, class Tuning>

@@ -1,0 +1,46 @@
+// detail/thread/bulk_copy.cuh — sm_90 bulk copies (the TMA engine, 1-D form):
+// one thread moves a whole tile from global to shared memory, completion is
+// counted in bytes on a shared-memory mbarrier. No registers hold the data
+// while it is in flight.
+#pragma once
+
+#include <cstdint>
+
+namespace scankit::detail {
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Initializes an mbarrier expecting one arrival, and makes it visible to
+/// the copy engine. Call from one thread, then __syncthreads().
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/// Starts copying `bytes` (a multiple of 16; both addresses 16-byte aligned)
+/// from global to shared memory; phase 0 of `bar` completes when they land.
+__device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, std::uint32_t bytes, std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          shared_address(smem_dst)),
+      "l"(gmem_src), "r"(bytes), "r"(shared_address(bar))
+      : "memory");
+}
+
+/// Waits until phase `parity` of `bar` has completed.
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.b32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+}  // namespace scankit::detail
