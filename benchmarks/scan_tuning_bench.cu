@@ -5,10 +5,11 @@
 // for a fixed list of {threads per block, rounds of 16-byte vectors per
 // thread} (items per thread = ROUNDS * 16 / sizeof(T)), against CUB's
 // InclusiveSum and cudaMemcpy D2D measured in the same run.
-//   int32: 256x6 256x8 256x10 256x12 512x4 512x6 128x12 384x8 at n = 2^16, 2^20, 2^24, 2^28
-//   int64: 256x6 256x8 256x12 512x4 512x6                     at n = 2^16, 2^20, 2^24, 2^27
-// (tile bytes = threads x rounds x 16, staged in shared memory; the default
-// tuning is marked '*'.)
+//   int32: 256x6 256x8 384x8 512x6 256x6s 256x8s 128x12 at n = 2^16, 2^20, 2^24, 2^28
+//   int64: 256x8 256x12 512x6 256x12s 128x16          at n = 2^16, 2^20, 2^24, 2^27
+// (tile bytes = threads x rounds x 16, staged in shared memory; "s": the
+// bulk copy of tile blockIdx.x is started speculatively while the ticket is
+// drawn; the default tuning is marked '*'.)
 // Method as scan_bench.cu (bench_common.cuh): legacy default stream, CUDA
 // events around each single call, warm-up (also a spin kernel to get the clocks
 // up), median of --reps calls, input/output
@@ -42,15 +43,16 @@ namespace {
 
 using bench::device_buffer;
 
-template <int Threads, int Rounds>
-using tuning = scankit::detail::scan_tuning<Threads, Rounds>;
+template <int Threads, int Rounds, bool Speculate = false>
+using tuning = scankit::detail::scan_tuning<Threads, Rounds, Speculate>;
 template <class... Tunings>
 struct tuning_list {};
 
-// The sweep (13 kernel instantiations in all; keep it small: compile time).
-using int32_tunings = tuning_list<tuning<256, 6>, tuning<256, 8>, tuning<256, 10>, tuning<256, 12>, tuning<512, 4>,
-                                  tuning<512, 6>, tuning<128, 12>, tuning<384, 8>>;
-using int64_tunings = tuning_list<tuning<256, 6>, tuning<256, 8>, tuning<256, 12>, tuning<512, 4>, tuning<512, 6>>;
+// The sweep (12 kernel instantiations in all; keep it small: compile time).
+// "s" = speculative bulk copy of tile blockIdx.x while the ticket is drawn.
+using int32_tunings = tuning_list<tuning<256, 6>, tuning<256, 8>, tuning<384, 8>, tuning<512, 6>, tuning<256, 6, true>,
+                                  tuning<256, 8, true>, tuning<128, 12>>;
+using int64_tunings = tuning_list<tuning<256, 8>, tuning<256, 12>, tuning<512, 6>, tuning<256, 12, true>, tuning<128, 16>>;
 
 constexpr const char* usage =
     "usage: scan_tuning_bench [options]\n"
@@ -123,13 +125,13 @@ const cudaStream_t stream = 0;
 
 template <class Tuning>
 std::string tuning_name() {
-  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds);
+  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds) + (Tuning::speculate ? "s" : "");
 }
 
 template <class T, class Tuning>
 bool is_default_tuning() {
   using d = scankit::detail::default_scan_tuning<T>;
-  return d::threads == Tuning::threads && d::rounds == Tuning::rounds;
+  return d::threads == Tuning::threads && d::rounds == Tuning::rounds && d::speculate == Tuning::speculate;
 }
 
 bool selected(const options& o, const std::string& name) {

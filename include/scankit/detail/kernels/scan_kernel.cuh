@@ -59,19 +59,8 @@ __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const
   for (int j = 0; j < Vec; ++j) p[j] = v[j];
 }
 
-/// Blocks per SM that the staged tiles allow (228 KB of shared memory, 1 KB
-/// reserved per block, at most 2048 threads and 32 blocks); registers are
-/// capped to match.
-template <class T, class Tuning>
-inline constexpr int staged_blocks_per_sm = [] {
-  const int by_smem = int((228u * 1024u) / (staged_tile_bytes<T, Tuning> + 1024u + 256u));
-  const int by_threads = 2048 / Tuning::threads < 32 ? 2048 / Tuning::threads : 32;  // 32 blocks/SM at most
-  const int blocks = by_smem < by_threads ? by_smem : by_threads;
-  return blocks < 1 ? 1 : blocks;
-}();
-
 template <class T, class Op, class Tuning, bool Exclusive>
-__global__ void __launch_bounds__(Tuning::threads, staged_blocks_per_sm<T, Tuning>)
+__global__ void __launch_bounds__(Tuning::threads)
     scan_kernel(const T* d_in, T* d_out, Op op, scan_launch<T> launch) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<T>;
   constexpr std::size_t tile_size = tile_items<T, Tuning>;
@@ -88,19 +77,24 @@ __global__ void __launch_bounds__(Tuning::threads, staged_blocks_per_sm<T, Tunin
   const bool single_tile = launch.num_tiles == 1;  // no ticket, no look-back
   std::uint64_t* const d_counter = launch.d_status;
 
-  // Phase 0: draw the ticket. Blocks are almost always dispatched in index
-  // order, so the bulk copy of tile blockIdx.x starts while the ticket's
-  // atomic is in flight; it is used only if the ticket confirms it.
+  // Phase 0: draw the ticket and start the tile's bulk copy. With
+  // Tuning::speculate the copy of tile blockIdx.x starts while the ticket's
+  // atomic is in flight, and is used only if the ticket agrees.
   if (threadIdx.x == 0) {
     const std::uint64_t drawn = single_tile ? 0 : draw_ticket(d_counter);
-    const std::uint32_t guess = blockIdx.x;
+    std::uint32_t guess = blockIdx.x;
+    if constexpr (!Tuning::speculate) {
+      ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, drawn, launch.num_tiles);
+      guess = ticket.tile;
+    }
     speculated = launch.bulk_loads && (std::size_t(guess) + 1) * tile_size <= launch.n;
     if (speculated) {
       mbarrier_init(&tile_loaded);
       bulk_load(staged, d_in + std::size_t(guess) * tile_size, std::uint32_t(staged_tile_bytes<T, Tuning>),
                 &tile_loaded);
     }
-    ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, drawn, launch.num_tiles);
+    if constexpr (Tuning::speculate)
+      ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, drawn, launch.num_tiles);
     copied = speculated && ticket.tile == guess;
   }
   __syncthreads();

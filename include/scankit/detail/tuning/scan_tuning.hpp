@@ -1,5 +1,5 @@
 // detail/tuning/scan_tuning.hpp — tile shapes of the single-pass scan.
-// A tuning is {threads per block, rounds of vectors per thread}; a "vector" is
+// A tuning is {threads per block, rounds of vectors per thread, speculate}; a "vector" is
 // 16 bytes of consecutive items when sizeof(T) divides 16, one item otherwise.
 #pragma once
 
@@ -7,10 +7,13 @@
 
 namespace scankit::detail {
 
-template <int Threads, int Rounds>
+/// Speculate: start the tile's bulk copy for tile blockIdx.x while the ticket
+/// is drawn (used only if the ticket agrees; otherwise the data is read again).
+template <int Threads, int Rounds, bool Speculate = false>
 struct scan_tuning {
   static constexpr int threads = Threads;
   static constexpr int rounds = Rounds;
+  static constexpr bool speculate = Speculate;
 };
 
 /// Items per 16-byte vector for T (1 when T does not divide 16 bytes).
