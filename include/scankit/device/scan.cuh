@@ -70,6 +70,7 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   }
   const auto kernel = scan_kernel<T, Op, Tuning, Exclusive>;
   constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning>;
+  static_assert(smem_bytes <= 200 * 1024, "tile too large for shared memory: use a tuning with fewer rounds/threads");
   static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
                         "cudaFuncSetAttribute");

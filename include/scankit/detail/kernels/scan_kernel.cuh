@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Tuning::threads)
       return launch.initial;
     }
     if (lane == 0) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-    const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
+    const T exclusive = warp_look_back<T, Tuning::max_backoff_ns>(status, my.tile, my.tag, op);
     if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
     return maybe<T>{exclusive, true};
   };
