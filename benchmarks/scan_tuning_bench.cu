@@ -5,11 +5,10 @@
 // for a fixed list of {threads per block, rounds of 16-byte vectors per
 // thread} (items per thread = ROUNDS * 16 / sizeof(T)), against CUB's
 // InclusiveSum and cudaMemcpy D2D measured in the same run.
-//   int32: 256x8 384x8 512x8 256x16 384x10 256x12 384x8b32 384x8b1024 at n = 2^16, 2^20, 2^24, 2^28
-//   int64: 256x12 384x8 256x16 512x8 384x10 256x12b32                   at n = 2^16, 2^20, 2^24, 2^27
-// (tile bytes = threads x rounds x 16, staged in shared memory; "s": the
-// bulk copy of tile blockIdx.x is started speculatively while the ticket is
-// drawn; "bN": look-back back-off capped at N ns; default marked '*'.)
+//   int32: 256x8 384x8 512x8 384x10 512x6 128x12 at n = 2^16, 2^20, 2^24, 2^28
+//   int64: 256x12 384x8 256x16 512x8 384x10      at n = 2^16, 2^20, 2^24, 2^27
+// (tile bytes = threads x rounds x 16, staged in shared memory; the default
+// tuning is marked '*'.)
 // Method as scan_bench.cu (bench_common.cuh): legacy default stream, CUDA
 // events around each single call, warm-up (also a spin kernel to get the clocks
 // up), median of --reps calls, input/output
@@ -43,18 +42,15 @@ namespace {
 
 using bench::device_buffer;
 
-template <int Threads, int Rounds, bool Speculate = false, int MaxBackoffNs = 256>
-using tuning = scankit::detail::scan_tuning<Threads, Rounds, Speculate, MaxBackoffNs>;
+template <int Threads, int Rounds>
+using tuning = scankit::detail::scan_tuning<Threads, Rounds>;
 template <class... Tunings>
 struct tuning_list {};
 
-// The sweep (14 kernel instantiations in all; keep it small: compile time).
-// "s" = speculative bulk copy of tile blockIdx.x while the ticket is drawn;
-// "bN" = look-back back-off capped at N ns (default 256).
-using int32_tunings = tuning_list<tuning<256, 8>, tuning<384, 8>, tuning<512, 8>, tuning<256, 16>, tuning<384, 10>,
-                                  tuning<256, 12>, tuning<384, 8, false, 32>, tuning<384, 8, false, 1024>>;
-using int64_tunings = tuning_list<tuning<256, 12>, tuning<384, 8>, tuning<256, 16>, tuning<512, 8>, tuning<384, 10>,
-                                  tuning<256, 12, false, 32>>;
+// The sweep (11 kernel instantiations in all; keep it small: compile time).
+using int32_tunings =
+    tuning_list<tuning<256, 8>, tuning<384, 8>, tuning<512, 8>, tuning<384, 10>, tuning<512, 6>, tuning<128, 12>>;
+using int64_tunings = tuning_list<tuning<256, 12>, tuning<384, 8>, tuning<256, 16>, tuning<512, 8>, tuning<384, 10>>;
 
 constexpr const char* usage =
     "usage: scan_tuning_bench [options]\n"
@@ -127,15 +123,13 @@ const cudaStream_t stream = 0;
 
 template <class Tuning>
 std::string tuning_name() {
-  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds) + (Tuning::speculate ? "s" : "") +
-         (Tuning::max_backoff_ns != 256 ? "b" + std::to_string(Tuning::max_backoff_ns) : "");
+  return std::to_string(Tuning::threads) + "x" + std::to_string(Tuning::rounds);
 }
 
 template <class T, class Tuning>
 bool is_default_tuning() {
   using d = scankit::detail::default_scan_tuning<T>;
-  return d::threads == Tuning::threads && d::rounds == Tuning::rounds && d::speculate == Tuning::speculate &&
-         d::max_backoff_ns == Tuning::max_backoff_ns;
+  return d::threads == Tuning::threads && d::rounds == Tuning::rounds;
 }
 
 bool selected(const options& o, const std::string& name) {

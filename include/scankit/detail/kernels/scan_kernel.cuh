@@ -72,43 +72,37 @@ __global__ void __launch_bounds__(Tuning::threads)
   __shared__ typename block_scan::storage scan_storage;
   __shared__ launch_ticket ticket;
   __shared__ std::uint64_t tile_loaded;  // mbarrier of the bulk copy
-  __shared__ bool speculated, copied;
+  __shared__ bool copied;
 
   const bool single_tile = launch.num_tiles == 1;  // no ticket, no look-back
   std::uint64_t* const d_counter = launch.d_status;
 
-  // Phase 0: draw the ticket and start the tile's bulk copy. With
-  // Tuning::speculate the copy of tile blockIdx.x starts while the ticket's
-  // atomic is in flight, and is used only if the ticket agrees.
+  // Phase 0: draw the ticket, then start the tile's bulk copy. (Starting the
+  // copy of tile blockIdx.x before the ticket returns was measured slower:
+  // tickets often disagree with blockIdx, and the wasted reads cost more than
+  // the hidden atomic latency.)
   if (threadIdx.x == 0) {
-    const std::uint64_t drawn = single_tile ? 0 : draw_ticket(d_counter);
-    std::uint32_t guess = blockIdx.x;
-    if constexpr (!Tuning::speculate) {
-      ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, drawn, launch.num_tiles);
-      guess = ticket.tile;
-    }
-    speculated = launch.bulk_loads && (std::size_t(guess) + 1) * tile_size <= launch.n;
-    if (speculated) {
+    ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, draw_ticket(d_counter), launch.num_tiles);
+    copied = launch.bulk_loads && (std::size_t(ticket.tile) + 1) * tile_size <= launch.n;
+    if (copied) {
       mbarrier_init(&tile_loaded);
-      bulk_load(staged, d_in + std::size_t(guess) * tile_size, std::uint32_t(staged_tile_bytes<T, Tuning>),
+      bulk_load(staged, d_in + std::size_t(ticket.tile) * tile_size, std::uint32_t(staged_tile_bytes<T, Tuning>),
                 &tile_loaded);
     }
-    if constexpr (Tuning::speculate)
-      ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(d_counter, drawn, launch.num_tiles);
-    copied = speculated && ticket.tile == guess;
   }
   __syncthreads();
   const launch_ticket my = ticket;
 
-  // Phase 1: the tile in shared memory. Otherwise (misaligned input, the
-  // partial last tile, or a ticket that disagreed) each thread loads its own
-  // slots; the last tile's missing slots get copies of the last input item, so
-  // the operator only ever sees input values (those slots are never stored).
+  // Phase 1: the tile in shared memory. Without a bulk copy (misaligned
+  // input, or the partial last tile) each thread loads its own slots; the last
+  // tile's missing slots get copies of the last input item, so the operator
+  // only ever sees input values (those slots are never stored).
   const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
   const std::size_t thread_offset = std::size_t(warp) * warp_threads * rounds * vec + lane * vec;
   const std::size_t tile_begin = std::size_t(my.tile) * tile_size;
-  if (speculated) mbarrier_wait(&tile_loaded, 0);
-  if (!copied) {
+  if (copied) {
+    mbarrier_wait(&tile_loaded, 0);
+  } else {
     const T last = d_in[launch.n - 1];
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
@@ -129,7 +123,7 @@ __global__ void __launch_bounds__(Tuning::threads)
       return launch.initial;
     }
     if (lane == 0) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-    const T exclusive = warp_look_back<T, Tuning::max_backoff_ns>(status, my.tile, my.tag, op);
+    const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
     if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
     return maybe<T>{exclusive, true};
   };
