@@ -2,7 +2,7 @@
 // drivers (scan_bench.cu, scan_tuning_bench.cu): CUDA error checks that exit,
 // reproducible inputs with an exact host reference, full-array device
 // comparison, event timing (median of single calls), rotation of buffer pairs
-// past the L2, and the results CSV of docs/design.md.
+// past the L2, and the results CSV of docs/benchmarks.md.
 //
 // Inputs. Element i is d_i = a nonzero integer in [-16, 16] drawn by a
 // counter-based hash of (seed, i), so the host can regenerate any element
@@ -534,7 +534,7 @@ inline const char* csv_header() {
          "date,commit";
 }
 
-/// The results CSV (docs/design.md schema); rows are flushed as written.
+/// The results CSV (docs/benchmarks.md schema); rows are flushed as written.
 class csv_writer {
  public:
   csv_writer() = default;

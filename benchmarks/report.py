@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """benchmarks/report.py — markdown table and plot from a benchmark results CSV.
 
-Reads a CSV in the docs/design.md schema written by scan_bench or
+Reads a CSV in the docs/benchmarks.md schema written by scan_bench or
 scan_tuning_bench (one row per case and baseline):
 
     primitive,variant,policy,type,n,scankit_ms,baseline,baseline_ms,copy_ms,
@@ -93,7 +93,7 @@ def ratio(a, b):
 
 
 def headline(cases):
-    """The design.md headline numbers for int32 inclusive, where present."""
+    """The headline numbers (int32 inclusive scan targets), where present."""
     def find(n):
         for k in sorted_keys(cases):
             if k[0] == "scan" and k[1] == "inclusive" and k[3] == "int32" and k[4] == n:

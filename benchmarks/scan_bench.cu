@@ -32,7 +32,7 @@
 // on repeated calls). Any mismatch, CUDA error or hang exits non-zero.
 //
 // Output: stdout table, then 'summary' and 'headline' lines (scripts/gpu-check
-// greps for them); --csv=path writes the design.md
+// greps for them); --csv=path writes the docs/benchmarks.md
 // schema (two rows per case: baseline = cub and baseline = thrust).
 //
 //   scan_bench [--types=int32,float,int64,double] [--variants=inclusive,exclusive]
@@ -66,7 +66,7 @@ constexpr const char* usage =
     "  --max-pairs=16                     most input/output pairs rotated through\n"
     "  --timeout-s=20                     a GPU wait longer than this is a hang: exit 3\n"
     "  --seed=N                           input seed (default 20240601)\n"
-    "  --csv=path                         write results CSV (design.md schema)\n"
+    "  --csv=path                         write results CSV (docs/benchmarks.md schema)\n"
     "  --commit=sha                       commit for the CSV (default $SCANKIT_COMMIT or 'unknown')\n"
     "  --quick                            n = 2^16, 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n"
     "                                     (later options override)\n";
@@ -127,7 +127,7 @@ options parse_options(int argc, char** argv) {
   }
   if (o.types.empty() || o.variants.empty()) bench::die(2, std::string("empty --types or --variants\n") + usage);
   if (o.min_log > o.max_log) bench::die(2, "--min-log is larger than --max-log");
-  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/design.md asks for\n", o.reps);
+  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/benchmarks.md asks for\n", o.reps);
   return o;
 }
 

@@ -20,7 +20,7 @@
 // per SM, from cudaFuncGetAttributes / the occupancy API.
 //
 // Output: stdout table, then 'summary' lines (fastest tuning per size against
-// the default; scripts/gpu-check greps for them); --csv=path writes the design.md schema with
+// the default; scripts/gpu-check greps for them); --csv=path writes the docs/benchmarks.md schema with
 // primitive=scan_tuning, policy=decoupled_lookback_t<THREADS>x<ROUNDS>, baseline=cub.
 //
 //   scan_tuning_bench [--types=int32,int64] [--logs=16,20,24,28] [--only=512x4,256x8]
@@ -61,7 +61,7 @@ constexpr const char* usage =
     "  --max-pairs=16            most input/output pairs rotated through\n"
     "  --timeout-s=20            a GPU wait longer than this is a hang: exit 3\n"
     "  --seed=N                  input seed (default 20240601)\n"
-    "  --csv=path                write results CSV (design.md schema)\n"
+    "  --csv=path                write results CSV (docs/benchmarks.md schema)\n"
     "  --commit=sha              commit for the CSV (default $SCANKIT_COMMIT or 'unknown')\n"
     "  --quick                   sizes 2^16 and 2^24, 10 reps, 2 warm-ups (later options override)\n";
 
@@ -115,7 +115,7 @@ options parse_options(int argc, char** argv) {
     }
   }
   if (o.types.empty()) bench::die(2, std::string("empty --types\n") + usage);
-  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/design.md asks for\n", o.reps);
+  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/benchmarks.md asks for\n", o.reps);
   return o;
 }
 
