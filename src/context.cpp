@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -72,11 +73,34 @@ context::context(cudaStream_t stream, void* d_workspace, std::size_t bytes) : st
   }
 }
 
-context::~context() {
-  if (caller_owned_) return;
-  for (void* p : retired_) cudaFree(p);
-  cudaFree(d_status_);
-  cudaFree(d_scratch_);
+context::~context() { release(); }
+
+context::context(context&& other) noexcept { *this = std::move(other); }
+
+context& context::operator=(context&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  stream_ = std::exchange(other.stream_, nullptr);
+  device_checked_ = std::exchange(other.device_checked_, false);
+  caller_owned_ = std::exchange(other.caller_owned_, false);
+  d_status_ = std::exchange(other.d_status_, nullptr);
+  status_words_ = std::exchange(other.status_words_, 0);
+  d_scratch_ = std::exchange(other.d_scratch_, nullptr);
+  scratch_bytes_ = std::exchange(other.scratch_bytes_, 0);
+  launches_since_clear_ = std::exchange(other.launches_since_clear_, 0);
+  retired_ = std::exchange(other.retired_, {});
+  return *this;
+}
+
+void context::release() noexcept {
+  if (!caller_owned_) {
+    for (void* p : retired_) cudaFree(p);
+    cudaFree(d_status_);
+    cudaFree(d_scratch_);
+  }
+  retired_.clear();
+  d_status_ = d_scratch_ = nullptr;
+  status_words_ = scratch_bytes_ = 0;
 }
 
 std::size_t context::workspace_bytes_for(std::size_t status_words, std::size_t scratch_bytes) noexcept {

@@ -19,6 +19,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -210,6 +211,21 @@ TEST_CASE("host API with n == 0 does nothing even with null pointers", "[host_ap
   check_zero_size<double>(ctx, arithmetic_ops, 3);
   scankit::context empty_workspace(nullptr, nullptr, 0);
   check_zero_size<std::int32_t>(empty_workspace, all_ops, 6);
+}
+
+TEST_CASE("a context moves its stream and leaves the source empty", "[host_api]") {
+  // No device is touched: a context allocates nothing until a call needs it.
+  const auto fake_stream = reinterpret_cast<cudaStream_t>(std::uintptr_t(0x1234));
+  scankit::context a(fake_stream);
+  scankit::context b(std::move(a));
+  CHECK(b.stream() == fake_stream);
+  CHECK(a.stream() == nullptr);  // NOLINT(bugprone-use-after-move): documented state
+  scankit::context c;
+  c = std::move(b);
+  CHECK(c.stream() == fake_stream);
+  CHECK(b.stream() == nullptr);  // NOLINT(bugprone-use-after-move)
+  a = std::move(c);  // a moved-from context can be assigned to again
+  CHECK(a.stream() == fake_stream);
 }
 
 TEST_CASE("to_string names every operator", "[host_api]") {

@@ -44,6 +44,10 @@ class context {
   ~context();
   context(const context&) = delete;
   context& operator=(const context&) = delete;
+  /// Moves the stream and the storage; the moved-from context is left empty
+  /// (default stream, no storage) and may be reused or destroyed.
+  context(context&& other) noexcept;
+  context& operator=(context&& other) noexcept;
 
   /// The stream all work is enqueued on.
   cudaStream_t stream() const noexcept { return stream_; }
@@ -61,6 +65,7 @@ class context {
 
  private:
   void ensure_device();
+  void release() noexcept;  // frees owned storage
   void grow_status(std::size_t words);
   void grow_scratch(std::size_t bytes);
 
