@@ -13,6 +13,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/error.hpp>
+#include <scankit/policy.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +35,15 @@ const char* to_string(op o) noexcept;
   void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, op o = op::plus);  \
   /** out[0] = init, out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i-1]. Errors as inclusive_scan. */       \
   void exclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, T init,            \
-                      op o = op::plus);
+                      op o = op::plus);                                                       \
+  /** inclusive_scan with an explicit scan policy (scankit/policy.hpp). The textbook           \
+      policies are built for op::plus here (other operators: std::invalid_argument; the       \
+      template API takes any). */                                                             \
+  void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n,                   \
+                      const scan_policy& policy, op o = op::plus);                            \
+  /** exclusive_scan with an explicit scan policy, as above. */                               \
+  void exclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, T init,           \
+                      const scan_policy& policy, op o = op::plus);
 
 SCANKIT_DECLARE_SCAN(std::int32_t)
 SCANKIT_DECLARE_SCAN(std::uint32_t)

@@ -3,4 +3,5 @@
 
 #include <scankit/context.hpp>
 #include <scankit/error.hpp>
+#include <scankit/policy.hpp>
 #include <scankit/scan.hpp>

@@ -14,8 +14,10 @@
 #include <scankit/context.hpp>
 #include <scankit/device/operators.cuh>
 #include <scankit/detail/kernels/scan_kernel.cuh>
+#include <scankit/detail/textbook_dispatch.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 #include <scankit/error.hpp>
+#include <scankit/policy.hpp>
 
 #include <cuda_runtime.h>
 
@@ -81,9 +83,67 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
   throw_on_cuda_error(cudaGetLastError(), name);
 }
 
+/// True for the policy that runs the tuned single-pass kernel.
+inline bool is_tuned_policy(const scan_policy& policy) {
+  return policy.grid == grid_strategy::decoupled_lookback && policy.block == block_algorithm::warp_shuffle;
+}
+
+/// Scan with a textbook policy (not the tuned one).
+template <class T, class Op>
+void dispatch_textbook_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                            bool exclusive, const scan_policy& policy, const char* name) {
+  const textbook_shape shape = resolve_textbook_shape(policy, sizeof(T));  // checked even for n == 0
+  check_scan_arguments(d_in, d_out, n, sizeof(T), name);
+  if (n == 0) return;
+  switch (policy.block) {
+    case block_algorithm::kogge_stone:
+      return textbook_scanner<T, Op, block_algorithm::kogge_stone>(ctx, shape, op)
+          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+    case block_algorithm::kogge_stone_double_buffer:
+      return textbook_scanner<T, Op, block_algorithm::kogge_stone_double_buffer>(ctx, shape, op)
+          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+    case block_algorithm::brent_kung:
+      return textbook_scanner<T, Op, block_algorithm::brent_kung>(ctx, shape, op)
+          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+    case block_algorithm::three_phase:
+      return textbook_scanner<T, Op, block_algorithm::three_phase>(ctx, shape, op)
+          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+    case block_algorithm::warp_shuffle:
+      return textbook_scanner<T, Op, block_algorithm::warp_shuffle>(ctx, shape, op)
+          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+  }
+  throw std::invalid_argument(std::string("scankit::") + name + ": unknown block algorithm");
+}
+
+/// Scan with an explicit policy: the tuned kernel for the default policy, the
+/// textbook kernels otherwise.
+template <class T, class Op>
+void dispatch_policy_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                          bool exclusive, const scan_policy& policy, const char* name) {
+  if (!is_tuned_policy(policy)) return dispatch_textbook_scan(ctx, d_in, d_out, n, op, initial, exclusive, policy, name);
+  if (exclusive) dispatch_scan<true, default_scan_tuning<T>>(ctx, d_in, d_out, n, op, initial, name);
+  else dispatch_scan<false, default_scan_tuning<T>>(ctx, d_in, d_out, n, op, initial, name);
+}
+
 }  // namespace detail
 
 namespace device {
+
+/// inclusive_scan with an explicit scan policy (scankit/policy.hpp): the
+/// default policy runs the tuned kernel; the textbook policies work for any
+/// associative operator too. Bad policy sizes throw std::invalid_argument.
+template <class T, class Op>
+void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, const scan_policy& policy) {
+  detail::dispatch_policy_scan(ctx, d_in, d_out, n, op, detail::maybe<T>{T{}, false}, false, policy,
+                               "inclusive_scan");
+}
+
+/// exclusive_scan with an explicit scan policy.
+template <class T, class Op>
+void exclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, T init, Op op, const scan_policy& policy) {
+  detail::dispatch_policy_scan(ctx, d_in, d_out, n, op, detail::maybe<T>{init, true}, true, policy, "exclusive_scan");
+}
+
 
 /// out[i] = in[0] ⊕ ... ⊕ in[i] for any associative `op`. Asynchronous on
 /// ctx.stream(); d_out == d_in allowed. Errors as scankit::inclusive_scan.

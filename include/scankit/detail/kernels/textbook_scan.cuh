@@ -1,0 +1,240 @@
+// detail/kernels/textbook_scan.cuh — the textbook scan policies: a tile is
+// staged in shared memory with coalesced loads, scanned in place by a
+// textbook block algorithm, and tiles are combined by one of four grid
+// strategies. Threads per block and items per thread are run-time values.
+//
+//   decoupled_lookback   one kernel: ticket → tile scan → look-back → store
+//   chained              one kernel: ticket → tile scan → wait for the
+//                        predecessor's inclusive prefix → publish → store
+//   reduce_then_scan     tile_totals kernel → scan of the totals → scan
+//                        kernel that re-reads each tile with its prefix
+//   scan_then_propagate  scan kernel writing partial results and totals →
+//                        scan of the totals → propagate kernel adding carries
+//
+// (The scans of the tile totals recurse with the same policy until the
+// totals fit one tile.)
+#pragma once
+
+#include <scankit/detail/block/block_scan_brent_kung.cuh>
+#include <scankit/detail/block/block_scan_kogge_stone.cuh>
+#include <scankit/detail/block/block_scan_kogge_stone_double_buffer.cuh>
+#include <scankit/detail/block/block_scan_three_phase.cuh>
+#include <scankit/detail/lookback/launch_ticket.cuh>
+#include <scankit/detail/lookback/look_back.cuh>
+#include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/maybe.cuh>
+#include <scankit/policy.hpp>
+
+#include <cstdint>
+
+namespace scankit::detail {
+
+/// The textbook block algorithms behind one interface:
+/// scan(tile, m, items, scratch, op) scans tile[0, m) in place.
+template <block_algorithm Algorithm>
+struct textbook_block;
+
+template <>
+struct textbook_block<block_algorithm::kogge_stone> {
+  static constexpr unsigned fixed_items = 1;
+  template <class T, class Op>
+  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
+    block_scan_kogge_stone::scan(tile, m, scratch, op);
+  }
+};
+template <>
+struct textbook_block<block_algorithm::kogge_stone_double_buffer> {
+  static constexpr unsigned fixed_items = 1;
+  template <class T, class Op>
+  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
+    block_scan_kogge_stone_double_buffer::scan(tile, m, scratch, op);
+  }
+};
+template <>
+struct textbook_block<block_algorithm::brent_kung> {
+  static constexpr unsigned fixed_items = 2;
+  template <class T, class Op>
+  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
+    block_scan_brent_kung::scan(tile, m, scratch, op);
+  }
+};
+template <>
+struct textbook_block<block_algorithm::three_phase> {
+  static constexpr unsigned fixed_items = 0;  // run-time
+  template <class T, class Op>
+  __device__ static void scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
+    block_scan_three_phase<block_scan_kogge_stone>::scan(tile, m, items, scratch, op);
+  }
+};
+template <>
+struct textbook_block<block_algorithm::warp_shuffle> {
+  static constexpr unsigned fixed_items = 0;  // run-time
+  template <class T, class Op>
+  __device__ static void scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
+    block_scan_three_phase<block_scan_warp_shuffle_items>::scan(tile, m, items, scratch, op);
+  }
+};
+
+/// One launch of a textbook kernel.
+template <class T>
+struct textbook_launch {
+  std::size_t n;              // items in this array
+  unsigned tile_items;        // threads × items per thread
+  unsigned items_per_thread;
+  std::uint32_t num_tiles;
+  bool exclusive;             // shift the output by one
+  maybe<T> initial;           // put in front of everything
+  std::uint64_t* d_status;    // look-back / chained: [0] counter, [1 + t] tile words
+  void* d_status_scratch;     // look-back / chained: split-layout values
+  T* d_totals;                // reduce / propagate: one total per tile (scanned in between)
+};
+
+// Dynamic shared memory: the tile, then blockDim.x + 32 items of scratch.
+template <class T>
+__device__ __forceinline__ T* textbook_tile_memory() {
+  extern __shared__ uint4 textbook_smem[];
+  return reinterpret_cast<T*>(textbook_smem);
+}
+
+template <class T>
+__device__ __forceinline__ void stage_tile(T* tile, const T* d_in, std::size_t begin, unsigned m) {
+  for (unsigned k = threadIdx.x; k < m; k += blockDim.x) tile[k] = d_in[begin + k];  // coalesced
+}
+
+// Writes the scanned tile with `prefix` in front: inclusive, or shifted by
+// one (exclusive; the prefix is then always present).
+template <class T, class Op>
+__device__ __forceinline__ void store_tile(T* d_out, std::size_t begin, unsigned m, const T* tile,
+                                           const maybe<T>& prefix, bool exclusive, Op op) {
+  for (unsigned k = threadIdx.x; k < m; k += blockDim.x) {
+    if (!exclusive) d_out[begin + k] = apply_prefix(prefix, tile[k], op);
+    else d_out[begin + k] = k == 0 ? prefix.value : apply_prefix(prefix, tile[k - 1], op);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ unsigned tile_length(const textbook_launch<T>& L, std::uint32_t tile) {
+  const std::size_t begin = std::size_t(tile) * L.tile_items;
+  return unsigned(L.n - begin < L.tile_items ? L.n - begin : L.tile_items);
+}
+
+/// Single-pass textbook scan: decoupled look-back, or chained (Chained: wait
+/// for the predecessor's inclusive prefix only).
+template <class T, class Op, block_algorithm Algorithm, bool Chained>
+__global__ void textbook_single_pass_kernel(const T* d_in, T* d_out, Op op, textbook_launch<T> L) {
+  T* const tile = textbook_tile_memory<T>();
+  T* const scratch = tile + L.tile_items;
+  __shared__ launch_ticket ticket;
+  __shared__ alignas(T) unsigned char prefix_bytes[sizeof(T)];  // raw: T may have member initializers
+  __shared__ bool prefix_has;
+
+  // Phase 0: the tile id, in launch order.
+  if (threadIdx.x == 0)
+    ticket = L.num_tiles == 1 ? launch_ticket{0, 0} : redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
+  __syncthreads();
+  const launch_ticket my = ticket;
+  const std::size_t begin = std::size_t(my.tile) * L.tile_items;
+  const unsigned m = tile_length(L, my.tile);
+
+  // Phase 1: stage and scan the tile.
+  stage_tile(tile, d_in, begin, m);
+  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  const T total = tile[m - 1];
+
+  // Phase 2: the tile's prefix (warp 0).
+  const tile_status<T> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
+  if (threadIdx.x < warp_threads) {
+    const int lane = lane_id();
+    maybe<T> prefix = L.initial;
+    if (my.tile == 0) {
+      if (L.num_tiles > 1 && lane == 0)
+        status.publish(0, tile_state::inclusive, apply_prefix(L.initial, total, op), my.tag);
+    } else if constexpr (Chained) {
+      // Wait for the predecessor's inclusive prefix; nothing else is published.
+      T before{};
+      if (lane == 0) {
+        unsigned backoff_ns = 8;
+        while (true) {
+          const tile_reading<T> r = status.read(my.tile - 1, my.tag);
+          if (r.state == tile_state::inclusive) {
+            before = r.value;
+            break;
+          }
+          __nanosleep(backoff_ns);
+          if (backoff_ns < 256) backoff_ns *= 2;
+        }
+        status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
+      }
+      prefix = maybe<T>{shfl_idx(before, 0), true};
+    } else {
+      if (lane == 0) status.publish(my.tile, tile_state::aggregate, total, my.tag);
+      const T before = warp_look_back<T>(status, my.tile, my.tag, op);
+      if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
+      prefix = maybe<T>{before, true};
+    }
+    if (lane == 0) {
+      *reinterpret_cast<T*>(prefix_bytes) = prefix.value;
+      prefix_has = prefix.has;
+    }
+  }
+  __syncthreads();
+
+  // Phase 3: store with the prefix.
+  store_tile(d_out, begin, m, tile, maybe<T>{*reinterpret_cast<const T*>(prefix_bytes), prefix_has}, L.exclusive, op);
+}
+
+/// Multi-pass, first kernel: scan each tile (blockIdx.x), write its total;
+/// with WritePartials (scan-then-propagate) also write the tile's own scan.
+template <class T, class Op, block_algorithm Algorithm, bool WritePartials>
+__global__ void textbook_tile_totals_kernel(const T* d_in, T* d_out, Op op, textbook_launch<T> L) {
+  T* const tile = textbook_tile_memory<T>();
+  T* const scratch = tile + L.tile_items;
+  const std::size_t begin = std::size_t(blockIdx.x) * L.tile_items;
+  const unsigned m = tile_length(L, blockIdx.x);
+  stage_tile(tile, d_in, begin, m);
+  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  if (threadIdx.x == 0) L.d_totals[blockIdx.x] = tile[m - 1];
+  if constexpr (WritePartials) {
+    // Partial results without any prefix; the exclusive form leaves slot 0
+    // of each tile for the propagate kernel.
+    for (unsigned k = threadIdx.x; k < m; k += blockDim.x) {
+      if (!L.exclusive) d_out[begin + k] = tile[k];
+      else if (k > 0) d_out[begin + k] = tile[k - 1];
+    }
+  }
+}
+
+// The prefix of tile t once the totals are scanned (inclusive): initial ⊕
+// totals[t-1].
+template <class T, class Op>
+__device__ __forceinline__ maybe<T> scanned_prefix(const textbook_launch<T>& L, std::uint32_t tile, Op op) {
+  return combine(L.initial, maybe<T>{tile > 0 ? L.d_totals[tile - 1] : T{}, tile > 0}, op);
+}
+
+/// Reduce-then-scan, last kernel: re-read and scan each tile with its prefix.
+template <class T, class Op, block_algorithm Algorithm>
+__global__ void textbook_rescan_kernel(const T* d_in, T* d_out, Op op, textbook_launch<T> L) {
+  T* const tile = textbook_tile_memory<T>();
+  T* const scratch = tile + L.tile_items;
+  const std::size_t begin = std::size_t(blockIdx.x) * L.tile_items;
+  const unsigned m = tile_length(L, blockIdx.x);
+  stage_tile(tile, d_in, begin, m);
+  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  store_tile(d_out, begin, m, tile, scanned_prefix(L, blockIdx.x, op), L.exclusive, op);
+}
+
+/// Scan-then-propagate, last kernel: put each tile's carry in front of its
+/// partial results (read and written once more).
+template <class T, class Op>
+__global__ void textbook_propagate_kernel(T* d_out, Op op, textbook_launch<T> L) {
+  const maybe<T> carry = scanned_prefix(L, blockIdx.x, op);
+  if (!carry.has) return;
+  const std::size_t begin = std::size_t(blockIdx.x) * L.tile_items;
+  const unsigned m = tile_length(L, blockIdx.x);
+  for (unsigned k = threadIdx.x; k < m; k += blockDim.x) {
+    if (L.exclusive && k == 0) d_out[begin] = carry.value;
+    else d_out[begin + k] = op(carry.value, d_out[begin + k]);
+  }
+}
+
+}  // namespace scankit::detail
