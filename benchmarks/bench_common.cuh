@@ -1,8 +1,11 @@
 // benchmarks/bench_common.cuh — the harness shared by the scan benchmark
-// drivers (scan_bench.cu, scan_tuning_bench.cu): CUDA error checks that exit,
-// reproducible inputs with an exact host reference, full-array device
-// comparison, event timing (median of single calls), rotation of buffer pairs
-// past the L2, and the results CSV of docs/benchmarks.md.
+// drivers (scan_bench.cu, scan_tuning_bench.cu, scan_policies_bench.cu): the
+// options every driver takes, CUDA error checks that exit, reproducible
+// inputs with an exact host reference, full-array device comparison, event
+// timing (median of single calls), rotation of buffer pairs past the L2,
+// verify-time-recheck of a contender against a verified result, CUB's
+// InclusiveSum as the reference contender, and the results CSV of
+// docs/benchmarks.md.
 //
 // Inputs. Element i is d_i = a nonzero integer in [-16, 16] drawn by a
 // counter-based hash of (seed, i), so the host can regenerate any element
@@ -21,11 +24,13 @@
 // flushing stdout and the CSV so the rows written so far survive.
 #pragma once
 
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +123,99 @@ inline double parse_double(const std::string& text, const char* option, double l
     die(2, s.str());
   }
   return v;
+}
+
+/// The options every driver takes (docs/benchmarks.md method); each driver's
+/// own options struct derives from this one.
+struct run_options {
+  int reps = 25, warmup = 3, max_pairs = 16;
+  double timeout_s = 20;
+  std::uint64_t seed = 20240601;
+  std::string csv, commit;
+};
+
+/// The usage lines of run_options, descriptions starting at column `width`.
+inline std::string run_options_usage(int width) {
+  static const char* const lines[][2] = {
+      {"--reps=25", "timed calls per contender (median)"},
+      {"--warmup=3", "untimed calls before them"},
+      {"--max-pairs=16", "most input/output pairs rotated through"},
+      {"--timeout-s=20", "a GPU wait longer than this is a hang: exit 3"},
+      {"--seed=N", "input seed (default 20240601)"},
+      {"--csv=path", "write results CSV (docs/benchmarks.md schema)"},
+      {"--commit=sha", "commit for the CSV (default $SCANKIT_COMMIT or 'unknown')"},
+  };
+  std::string text;
+  char buf[256];
+  for (const auto& line : lines) {
+    std::snprintf(buf, sizeof buf, "  %-*s %s\n", width - 3, line[0], line[1]);
+    text += buf;
+  }
+  return text;
+}
+
+/// Parses one of run_options' options into `o`; false if `arg` is none of them.
+inline bool parse_run_option(const std::string& arg, run_options& o) {
+  std::string v;
+  if (option_value(arg, "reps", v))
+    o.reps = int(parse_int(v, "reps", 1, 100000));
+  else if (option_value(arg, "warmup", v))
+    o.warmup = int(parse_int(v, "warmup", 0, 100000));
+  else if (option_value(arg, "max-pairs", v))
+    o.max_pairs = int(parse_int(v, "max-pairs", 1, 4096));
+  else if (option_value(arg, "timeout-s", v))
+    o.timeout_s = parse_double(v, "timeout-s", 0.1, 86400);
+  else if (option_value(arg, "seed", v))
+    o.seed = std::uint64_t(parse_int(v, "seed", 0, LONG_MAX));
+  else if (option_value(arg, "csv", v))
+    o.csv = v;
+  else if (option_value(arg, "commit", v))
+    o.commit = v;
+  else
+    return false;
+  return true;
+}
+
+/// --help / -h: prints `usage` and exits 0.
+inline void handle_help(const std::string& arg, const std::string& usage) {
+  if (arg != "--help" && arg != "-h") return;
+  std::printf("%s", usage.c_str());
+  std::exit(0);
+}
+
+/// True if argv holds `flag` exactly (for presets such as --quick that later
+/// options override).
+inline bool has_flag(int argc, char** argv, const char* flag) {
+  for (int a = 1; a < argc; ++a)
+    if (std::string(argv[a]) == flag) return true;
+  return false;
+}
+
+/// The values of a list option (--types=a,b), each one of `allowed`; exits 2
+/// on an unknown or empty list.
+inline std::vector<std::string> parse_choices(const std::string& value, const char* option,
+                                              const std::vector<std::string>& allowed, const std::string& usage) {
+  const std::vector<std::string> chosen = split_list(value);
+  std::string known;
+  for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
+  if (chosen.empty()) die(2, std::string("empty --") + option + " (one of: " + known + ")\n" + usage);
+  for (const auto& c : chosen)
+    if (std::find(allowed.begin(), allowed.end(), c) == allowed.end())
+      die(2, std::string("--") + option + ": unknown value '" + c + "' (one of: " + known + ")\n" + usage);
+  return chosen;
+}
+
+/// --logs=16,20,24: log2 sizes in [0, max_log]; exits 2 on a bad or empty list.
+inline std::vector<int> parse_logs(const std::string& value, const char* option, int max_log) {
+  std::vector<int> logs;
+  for (const auto& s : split_list(value)) logs.push_back(int(parse_int(s, option, 0, max_log)));
+  if (logs.empty()) die(2, std::string("empty --") + option);
+  return logs;
+}
+
+/// The docs/benchmarks.md note for fewer than 20 timed calls.
+inline void note_reps(int reps) {
+  if (reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/benchmarks.md asks for\n", reps);
 }
 
 /// Removes characters that would break a CSV field.
@@ -317,6 +415,36 @@ inline void poison(void* d_ptr, std::size_t bytes, cudaStream_t stream) {
   BENCH_CUDA(cudaMemsetAsync(d_ptr, 0x7F, bytes, stream));
 }
 
+/// The input/output pairs a size is timed with (bench::rotation_pairs of
+/// them): every input holds the same data (fill_input with `seed`), so every
+/// output must equal one verified result. Call k uses pair k % pairs().
+template <class T>
+class rotated_buffers {
+ public:
+  rotated_buffers(std::size_t n, int pairs, std::uint64_t seed, int sms, cudaStream_t stream)
+      : n_(n), bytes_(n * sizeof(T)) {
+    for (int p = 0; p < pairs; ++p) {
+      in_.emplace_back(bytes_);
+      out_.emplace_back(bytes_);
+      fill_input(in_.back().template as<T>(), n, seed, sms, stream);
+    }
+  }
+  const T* in(int k) const { return in_[std::size_t(k) % in_.size()].template as<T>(); }
+  T* out(int k) const { return out_[std::size_t(k) % out_.size()].template as<T>(); }
+  int pairs() const { return int(in_.size()); }
+  std::size_t n() const { return n_; }
+  std::size_t bytes() const { return bytes_; }
+  /// Poisons every output (so a check after timed calls also catches elements
+  /// that a repeated call failed to write).
+  void poison_outputs(cudaStream_t stream) const {
+    for (const auto& b : out_) poison(b.get(), bytes_, stream);
+  }
+
+ private:
+  std::size_t n_, bytes_;
+  std::vector<device_buffer> in_, out_;
+};
+
 // ------------------------------------------------------- host reference --
 
 /// Exact prefix sums (as digit sums) at a few sampled indices, computed on the
@@ -491,10 +619,11 @@ class event_timer {
   event_timer& operator=(const event_timer&) = delete;
 
   /// Runs call(k) for k = 0 .. warmup + reps - 1 (k picks the buffer pair),
-  /// times the last `reps`, and returns their per-call milliseconds.
+  /// times the last `reps`, and returns their per-call milliseconds. `reps`
+  /// is the timer's own count unless a smaller positive one is given.
   template <class Call>
-  std::vector<double> run(int warmup, Call&& call, double timeout_s, const std::string& what) {
-    const int reps = int(start_.size());
+  std::vector<double> run(int warmup, Call&& call, double timeout_s, const std::string& what, int reps = 0) {
+    if (reps <= 0 || reps > int(start_.size())) reps = int(start_.size());
     int k = 0;
     for (int w = 0; w < warmup; ++w) call(k++);
     sync_stream(stream_, what + " (warm-up)", timeout_s);
@@ -526,6 +655,80 @@ inline double spread_pct(std::vector<double> v) {
   const std::size_t m = v.size();
   return med > 0 ? (v[(3 * (m - 1)) / 4] - v[(m - 1) / 4]) / med * 100.0 : 0.0;
 }
+
+// ------------------------------------------------- verify, time, recheck --
+
+/// cudaMemcpy D2D of every pair's input to its output (n * sizeof(T) bytes):
+/// the median of the timer's calls after `warmup` untimed ones.
+template <class T>
+double time_copy(event_timer& timer, const rotated_buffers<T>& buf, int warmup, cudaStream_t stream,
+                 double timeout_s, const std::string& what) {
+  return median(timer.run(
+      warmup,
+      [&](int k) { BENCH_CUDA(cudaMemcpyAsync(buf.out(k), buf.in(k), buf.bytes(), cudaMemcpyDeviceToDevice, stream)); },
+      timeout_s, what));
+}
+
+/// Correct before timed: poisons output 0, runs call(in(0), out(0)) once and
+/// requires it to equal `d_expected` (a verified result) element for element.
+template <class T, class Call>
+void verify_call(const rotated_buffers<T>& buf, Call&& call, const char* name, const T* d_expected,
+                 const char* expected_name, int sms, cudaStream_t stream, double timeout_s, const std::string& what) {
+  poison(buf.out(0), buf.bytes(), stream);
+  call(buf.in(0), buf.out(0));
+  BENCH_CUDA(cudaGetLastError());
+  check_equal<T>(buf.out(0), name, d_expected, expected_name, buf.n(), sms, stream, timeout_s, what);
+}
+
+/// Poisons every output, times call(in(k), out(k)) (`warmup` untimed calls,
+/// then `reps` timed ones, 0 = the timer's count), then requires every output
+/// those calls wrote to equal `d_expected` (catches races that show only on
+/// repeated calls). Returns the per-call milliseconds.
+template <class T, class Call>
+std::vector<double> time_and_recheck(event_timer& timer, const rotated_buffers<T>& buf, int warmup, int reps,
+                                     Call&& call, const char* name, const T* d_expected, const char* expected_name,
+                                     int sms, cudaStream_t stream, double timeout_s, const std::string& what) {
+  buf.poison_outputs(stream);
+  const std::vector<double> ms =
+      timer.run(warmup, [&](int k) { call(buf.in(k), buf.out(k)); }, timeout_s, what, reps);
+  for (int p = 0; p < std::min(buf.pairs(), warmup + int(ms.size())); ++p)
+    check_equal<T>(buf.out(p), name, d_expected, expected_name, buf.n(), sms, stream, timeout_s,
+                   what + " pair " + std::to_string(p));
+  return ms;
+}
+
+/// cub::DeviceScan::InclusiveSum of n items as its users call it: temp
+/// storage allocated once here, outside any timed region; int num_items (the
+/// 32-bit offset path, n <= 2^31 - 1).
+template <class T>
+class cub_inclusive_sum {
+ public:
+  cub_inclusive_sum(std::size_t n, cudaStream_t stream) : n_(n), stream_(stream) {
+    if (n > std::size_t(INT_MAX)) die(2, "CUB is called with int num_items: n must be below 2^31");
+    std::size_t bytes = 0;
+    BENCH_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
+                                             int(n), stream));
+    temp_ = device_buffer(bytes);
+  }
+  void operator()(const T* d_in, T* d_out) const {
+    std::size_t bytes = temp_.bytes();
+    BENCH_CUDA(cub::DeviceScan::InclusiveSum(temp_.get(), bytes, d_in, d_out, int(n_), stream_));
+  }
+  /// Runs CUB on `d_in` into the (poisoned first) `d_out` and checks it against
+  /// the exact host reference at its sampled indices: d_out is then the
+  /// verified result every contender must equal.
+  void verified_result(const T* d_in, T* d_out, const sampled_reference& reference, double timeout_s,
+                       const std::string& what) const {
+    poison(d_out, n_ * sizeof(T), stream_);
+    (*this)(d_in, d_out);
+    check_against_reference<T>(d_out, reference, false, stream_, timeout_s, what);
+  }
+
+ private:
+  std::size_t n_;
+  cudaStream_t stream_;
+  device_buffer temp_;
+};
 
 // -------------------------------------------------------------------- csv --
 

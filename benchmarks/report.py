@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """benchmarks/report.py — markdown table and plot from a benchmark results CSV.
 
-Reads a CSV in the docs/benchmarks.md schema written by scan_bench or
-scan_tuning_bench (one row per case and baseline):
+Reads a CSV in the docs/benchmarks.md schema written by scan_bench,
+scan_tuning_bench or scan_policies_bench (one row per case and baseline):
 
     primitive,variant,policy,type,n,scankit_ms,baseline,baseline_ms,copy_ms,
     pct_of_copy,speedup_vs_baseline,gpu,date,commit
@@ -20,6 +20,13 @@ and writes beside it (same name, other suffix):
               panel per variant and type, one colour per policy.
               Needs matplotlib; without it the plot is skipped with a message.
 
+Scan policies (policy names "<grid>/<block>", scan_policies_bench): the
+markdown starts with one table per variant and type, a row per policy and a
+column per n, of % of copy (best per column in bold), then the full table;
+the plot has one panel per variant and type, colour = block algorithm,
+line style and marker = grid strategy, a logarithmic % axis when the
+policies span more than 20x, and the legend outside the panels.
+
 Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot]
 Only the Python standard library is needed for the markdown.
 """
@@ -36,10 +43,31 @@ HEADER = [
 ]
 TYPE_ORDER = ["int32", "uint32", "float", "int64", "uint64", "double"]
 VARIANT_ORDER = ["inclusive", "exclusive"]
+# Scan policies "<grid>/<block>", in the order of scankit::all_scan_policies().
+GRID_ORDER = ["decoupled_lookback", "reduce_then_scan", "scan_then_propagate", "chained"]
+BLOCK_ORDER = ["warp_shuffle", "kogge_stone", "kogge_stone_double_buffer", "brent_kung", "three_phase"]
+DEFAULT_POLICY = "decoupled_lookback/warp_shuffle"  # the tuned default (scankit/policy.hpp)
 
 
 def order(value, known):
     return (known.index(value), value) if value in known else (len(known), value)
+
+
+def is_grid_block(policy):
+    return "/" in policy
+
+
+def policy_order(policy):
+    """grid/block names in all_scan_policies() order; others by name after them."""
+    if is_grid_block(policy):
+        grid, block = policy.split("/", 1)
+        return (0, order(grid, GRID_ORDER), order(block, BLOCK_ORDER))
+    return (1, policy)
+
+
+def policy_sweep(cases):
+    """True for a CSV of grid/block scan policies (scan_policies_bench)."""
+    return all(is_grid_block(k[2]) for k in cases)
 
 
 def read_cases(path):
@@ -68,7 +96,8 @@ def read_cases(path):
 
 
 def sorted_keys(cases):
-    return sorted(cases, key=lambda k: (k[0], order(k[1], VARIANT_ORDER), order(k[3], TYPE_ORDER), k[4], k[2]))
+    return sorted(cases, key=lambda k: (k[0], order(k[1], VARIANT_ORDER), order(k[3], TYPE_ORDER), k[4],
+                                        policy_order(k[2])))
 
 
 def size_label(n):
@@ -81,11 +110,15 @@ def fmt_ms(v):
 
 
 def fmt_pct(v):
-    return "—" if v is None else f"{v:.1f} %"
+    if v is None:
+        return "—"
+    return f"{v:.1f} %" if v >= 1 else f"{v:.2f} %"  # the slowest scan policies are far below 1 %
 
 
 def fmt_x(v):
-    return "—" if v is None else f"{v:.2f}×"
+    if v is None:
+        return "—"
+    return f"{v:.2f}×" if v >= 0.1 else f"{v:.2g}×"  # the slowest scan policies are over 100x slower than CUB
 
 
 def ratio(a, b):
@@ -116,9 +149,47 @@ def headline(cases):
     return ("**Headline, int32 inclusive sum** — " + "; ".join(parts)) if parts else None
 
 
+def policy_tables(cases):
+    """Scan policies: per variant and type, % of copy with a row per policy and
+    a column per n (best per column in bold), then CUB and the copy time."""
+    lines = []
+    variants = sorted({k[1] for k in cases}, key=lambda v: order(v, VARIANT_ORDER))
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    for variant in variants:
+        for t in types:
+            keys = [k for k in cases if k[1] == variant and k[3] == t]
+            if not keys:
+                continue
+            sizes = sorted({k[4] for k in keys})
+            policies = sorted({k[2] for k in keys}, key=policy_order)
+            pct = {(k[2], k[4]): cases[k]["copy_ms"] / cases[k]["scankit_ms"] * 100 for k in keys}
+            best = {n: max(v for (p, m), v in pct.items() if m == n) for n in sizes}
+            lines.append(f"### {variant} {t}: % of copy by policy")
+            lines.append("")
+            lines.append("| policy | " + " | ".join(size_label(n) for n in sizes) + " |")
+            lines.append("|---|" + "---:|" * len(sizes))
+            for p in policies:
+                cells = []
+                for n in sizes:
+                    v = pct.get((p, n))
+                    cell = fmt_pct(v)
+                    cells.append(f"**{cell}**" if len(policies) > 1 and v is not None and v == best[n] else cell)
+                label = f"{p} (default)" if p == DEFAULT_POLICY else p
+                lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            cub_cells, copy_cells = [], []
+            for n in sizes:
+                c = next((cases[k] for k in keys if k[4] == n and "cub" in cases[k]["baselines"]), None)
+                cub_cells.append(fmt_pct(None if c is None else c["copy_ms"] / c["baselines"]["cub"] * 100))
+                copy_cells.append(fmt_ms(next(cases[k]["copy_ms"] for k in keys if k[4] == n)))
+            lines.append("| *CUB InclusiveSum* | " + " | ".join(cub_cells) + " |")
+            lines.append("| *copy ms* | " + " | ".join(copy_cells) + " |")
+            lines.append("")
+    return lines
+
+
 def write_markdown(cases, meta, csv_path, md_path, title):
     policies = sorted({k[2] for k in cases})
-    show_policy = len(policies) > 1
+    show_policy = len(policies) > 1 or policy_sweep(cases)
     lines = [f"# {title}", ""]
     lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
                  f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`")
@@ -129,6 +200,9 @@ def write_markdown(cases, meta, csv_path, md_path, title):
     hl = headline(cases)
     if hl:
         lines += [hl, ""]
+    if policy_sweep(cases):
+        lines += policy_tables(cases)
+        lines += ["### All cases", ""]
     show_thrust = any("thrust" in c["baselines"] for c in cases.values())
     cols = ["type", "variant"] + (["policy"] if show_policy else []) + [
         "n", "scankit ms", "CUB ms"] + (["Thrust ms"] if show_thrust else []) + [
@@ -156,6 +230,9 @@ def write_plot(cases, meta, png_path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         print(f"matplotlib not available: skipped the plot ({png_path})")
+        return
+    if policy_sweep(cases):
+        write_policy_plot(plt, cases, meta, png_path, title)
         return
     variants = sorted({k[1] for k in cases}, key=lambda v: order(v, VARIANT_ORDER))
     policies = sorted({k[2] for k in cases})
@@ -207,6 +284,72 @@ def write_plot(cases, meta, png_path, title):
     print(f"wrote {png_path}")
 
 
+def write_policy_plot(plt, cases, meta, png_path, title):
+    """Scan policies: % of copy vs n, one panel per variant and type; colour =
+    block algorithm, line style and marker = grid strategy; CUB dashed black;
+    legend outside on the right."""
+    from matplotlib.ticker import FuncFormatter
+
+    variants = sorted({k[1] for k in cases}, key=lambda v: order(v, VARIANT_ORDER))
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    policies = sorted({k[2] for k in cases}, key=policy_order)
+    panels = [(v, t) for v in variants for t in types if any(k[1] == v and k[3] == t for k in cases)]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = [("-", "o"), ("--", "s"), ("-.", "^"), (":", "D")]
+    blocks = sorted({p.split("/", 1)[1] for p in policies}, key=lambda b: order(b, BLOCK_ORDER))
+    grids = sorted({p.split("/", 1)[0] for p in policies}, key=lambda g: order(g, GRID_ORDER))
+
+    def style(policy):
+        grid, block = policy.split("/", 1)
+        line, marker = styles[grids.index(grid) % len(styles)]
+        return dict(color=colors[blocks.index(block) % len(colors)], linestyle=line, marker=marker)
+
+    pcts = [c["copy_ms"] / c["scankit_ms"] * 100 for c in cases.values()]
+    pcts += [c["copy_ms"] / c["baselines"]["cub"] * 100 for c in cases.values() if "cub" in c["baselines"]]
+    log_y = max(pcts) / min(pcts) > 20
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels) + 3.8, 5.2), squeeze=False, sharey=True)
+    handles = {}
+    for ax, (variant, t) in zip(axes[0], panels):
+        for p in policies:
+            keys = sorted((k for k in cases if k[1] == variant and k[2] == p and k[3] == t), key=lambda k: k[4])
+            if not keys:
+                continue
+            label = f"{p} (default)" if p == DEFAULT_POLICY else p
+            (h,) = ax.plot([k[4] for k in keys], [cases[k]["copy_ms"] / cases[k]["scankit_ms"] * 100 for k in keys],
+                           markersize=4, linewidth=2.2 if p == DEFAULT_POLICY else 1.2, label=label, **style(p))
+            handles.setdefault(label, h)
+        # CUB once per size (the same measurement in every policy's rows).
+        seen, xs, ys = set(), [], []
+        for k in sorted((k for k in cases if k[1] == variant and k[3] == t and "cub" in cases[k]["baselines"]),
+                        key=lambda k: k[4]):
+            if k[4] not in seen:
+                seen.add(k[4])
+                xs.append(k[4])
+                ys.append(cases[k]["copy_ms"] / cases[k]["baselines"]["cub"] * 100)
+        if xs:
+            (h,) = ax.plot(xs, ys, color="black", linestyle=(0, (6, 2)), linewidth=2, marker="x", label="CUB InclusiveSum")
+            handles.setdefault("CUB InclusiveSum", h)
+        ax.axhline(100, color="gray", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({k[4] for k in cases if k[1] == variant and k[3] == t}))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(x) if x > 0 else ""))
+        if log_y:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g} %"))
+        ax.set_xlabel("n (items)")
+        ax.set_title(f"{variant} {t}")
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].set_ylabel("% of cudaMemcpy D2D bandwidth" + (" (log scale)" if log_y else ""))
+    fig.legend(list(handles.values()), list(handles.keys()), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7,
+               title="grid strategy / block algorithm", title_fontsize=7, frameon=False)
+    fig.suptitle(f"{title} — {', '.join(meta['gpu'])}, {', '.join(meta['date'])}, commit {', '.join(meta['commit'])}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=130, bbox_inches="tight")
+    plt.close(fig)
+    print(f"wrote {png_path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", help="results CSV, e.g. benchmarks/results/scan.csv")
@@ -217,7 +360,12 @@ def main():
         sys.exit(f"{args.csv}: no such file")
     cases, meta = read_cases(args.csv)
     primitives = sorted({k[0] for k in cases})
-    title = args.title or f"{', '.join(primitives)}: scankit vs CUB / Thrust / cudaMemcpy"
+    if args.title:
+        title = args.title
+    elif policy_sweep(cases):
+        title = f"{', '.join(primitives)}: scan policies (grid strategy / block algorithm) vs CUB / cudaMemcpy"
+    else:
+        title = f"{', '.join(primitives)}: scankit vs CUB / Thrust / cudaMemcpy"
     stem = os.path.splitext(args.csv)[0]
     write_markdown(cases, meta, args.csv, stem + ".md", title)
     if not args.no_plot:

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # benchmarks/run_scan.sh — runs the scan benchmarks on a GPU host and writes
-# benchmarks/results/scan{,_tuning}.{csv,md,png}. Run from the repository root
-# after building (cmake -B build && cmake --build build -j):
+# benchmarks/results/scan{,_tuning,_policies}.{csv,md,png}. Run from the
+# repository root after building (cmake -B build && cmake --build build -j):
 #
 #   benchmarks/run_scan.sh [build-dir] [extra scan_bench options, e.g. --quick]
 #
 # Expected wall time on an H200: ~15-30 s for scan_bench (full sweep), ~10 s
-# for scan_tuning_bench. Exits non-zero at the first failing step (a wrong
-# result, CUDA error or hang in either driver exits non-zero).
+# for scan_tuning_bench, ~15-40 s (estimated, not yet measured) for
+# scan_policies_bench. Exits non-zero at the first failing step (a wrong
+# result, CUDA error or hang in any driver exits non-zero).
 set -euo pipefail
 
 build=${1:-build}
@@ -24,5 +25,7 @@ export SCANKIT_COMMIT
 
 "$build/benchmarks/scan_bench" --csv="$results/scan.csv" "$@"
 "$build/benchmarks/scan_tuning_bench" --csv="$results/scan_tuning.csv"
+"$build/benchmarks/scan_policies_bench" --csv="$results/scan_policies.csv"
 python3 benchmarks/report.py "$results/scan.csv"
 python3 benchmarks/report.py "$results/scan_tuning.csv" --title "scan tuning sweep (decoupled look-back, THREADSxROUNDS)"
+python3 benchmarks/report.py "$results/scan_policies.csv"

@@ -47,87 +47,52 @@
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 
-#include <climits>
-#include <cstring>
 #include <exception>
 
 namespace {
 
 using bench::device_buffer;
 
-constexpr const char* usage =
+const std::string usage =
     "usage: scan_bench [options]\n"
     "  --types=int32,float,int64,double   element types (default: all four)\n"
     "  --variants=inclusive,exclusive     scan variants (default: both)\n"
     "  --min-log=16 --max-log=30          n = 2^min-log ... 2^max-log (max-log <= 30)\n"
-    "  --step-log=2                       step between log2 sizes\n"
-    "  --reps=25                          timed calls per contender (median)\n"
-    "  --warmup=3                         untimed calls before them\n"
-    "  --max-pairs=16                     most input/output pairs rotated through\n"
-    "  --timeout-s=20                     a GPU wait longer than this is a hang: exit 3\n"
-    "  --seed=N                           input seed (default 20240601)\n"
-    "  --csv=path                         write results CSV (docs/benchmarks.md schema)\n"
-    "  --commit=sha                       commit for the CSV (default $SCANKIT_COMMIT or 'unknown')\n"
+    "  --step-log=2                       step between log2 sizes\n" +
+    bench::run_options_usage(37) +
     "  --quick                            n = 2^16, 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n"
     "                                     (later options override)\n";
 
-struct options {
+struct options : bench::run_options {
   std::vector<std::string> types{"int32", "float", "int64", "double"};
   std::vector<std::string> variants{"inclusive", "exclusive"};
   int min_log = 16, max_log = 30, step_log = 2;
-  int reps = 25, warmup = 3, max_pairs = 16;
-  double timeout_s = 20;
-  std::uint64_t seed = 20240601;
-  std::string csv, commit;
 };
 
 options parse_options(int argc, char** argv) {
   options o;
-  for (int a = 1; a < argc; ++a)
-    if (std::strcmp(argv[a], "--quick") == 0) o.min_log = 16, o.max_log = 28, o.step_log = 4, o.reps = 10, o.warmup = 2;
+  if (bench::has_flag(argc, argv, "--quick")) o.min_log = 16, o.max_log = 28, o.step_log = 4, o.reps = 10, o.warmup = 2;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     std::string v;
     if (arg == "--quick") continue;
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", usage);
-      std::exit(0);
-    }
+    bench::handle_help(arg, usage);
     if (bench::option_value(arg, "types", v)) {
-      o.types = bench::split_list(v);
-      for (const auto& t : o.types)
-        if (t != "int32" && t != "float" && t != "int64" && t != "double") bench::die(2, "unknown type '" + t + "'\n" + usage);
+      o.types = bench::parse_choices(v, "types", {"int32", "float", "int64", "double"}, usage);
     } else if (bench::option_value(arg, "variants", v)) {
-      o.variants = bench::split_list(v);
-      for (const auto& t : o.variants)
-        if (t != "inclusive" && t != "exclusive") bench::die(2, "unknown variant '" + t + "'\n" + usage);
+      o.variants = bench::parse_choices(v, "variants", {"inclusive", "exclusive"}, usage);
     } else if (bench::option_value(arg, "min-log", v)) {
       o.min_log = int(bench::parse_int(v, "min-log", 0, 30));
     } else if (bench::option_value(arg, "max-log", v)) {
       o.max_log = int(bench::parse_int(v, "max-log", 0, 30));  // CUB is called with int num_items
     } else if (bench::option_value(arg, "step-log", v)) {
       o.step_log = int(bench::parse_int(v, "step-log", 1, 30));
-    } else if (bench::option_value(arg, "reps", v)) {
-      o.reps = int(bench::parse_int(v, "reps", 1, 100000));
-    } else if (bench::option_value(arg, "warmup", v)) {
-      o.warmup = int(bench::parse_int(v, "warmup", 0, 100000));
-    } else if (bench::option_value(arg, "max-pairs", v)) {
-      o.max_pairs = int(bench::parse_int(v, "max-pairs", 1, 4096));
-    } else if (bench::option_value(arg, "timeout-s", v)) {
-      o.timeout_s = bench::parse_double(v, "timeout-s", 0.1, 86400);
-    } else if (bench::option_value(arg, "seed", v)) {
-      o.seed = std::uint64_t(bench::parse_int(v, "seed", 0, LONG_MAX));
-    } else if (bench::option_value(arg, "csv", v)) {
-      o.csv = v;
-    } else if (bench::option_value(arg, "commit", v)) {
-      o.commit = v;
-    } else {
+    } else if (!bench::parse_run_option(arg, o)) {
       bench::die(2, "unknown option '" + arg + "'\n" + usage);
     }
   }
-  if (o.types.empty() || o.variants.empty()) bench::die(2, std::string("empty --types or --variants\n") + usage);
   if (o.min_log > o.max_log) bench::die(2, "--min-log is larger than --max-log");
-  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/benchmarks.md asks for\n", o.reps);
+  bench::note_reps(o.reps);
   return o;
 }
 
@@ -183,15 +148,8 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
     // Buffers: `pairs` input/output pairs (same data in every input) + one
     // reference output. Freed at the end of this iteration.
     bench::require_free_memory((2 * std::size_t(pairs) + 1) * bytes, where);
-    std::vector<device_buffer> in, out;
-    for (int p = 0; p < pairs; ++p) {
-      in.emplace_back(bytes);
-      out.emplace_back(bytes);
-      bench::fill_input(in.back().as<T>(), n, o.seed + lg, dev.sms, stream);
-    }
+    const bench::rotated_buffers<T> buf(n, pairs, o.seed + lg, dev.sms, stream);
     device_buffer ref_out(bytes);
-    auto in_ptr = [&](int k) { return static_cast<const T*>(in[k % pairs].as<T>()); };
-    auto out_ptr = [&](int k) { return out[k % pairs].as<T>(); };
     auto found = references.find(n);
     if (found == references.end()) found = references.emplace(n, bench::make_reference(n, o.seed + lg)).first;
     const bench::sampled_reference& reference = found->second;
@@ -200,10 +158,7 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
     bench::warm_gpu(20, dev.sms, stream, o.timeout_s);  // clocks up after the host work above
     bench::event_timer timer(stream, o.reps);
     // The copy at the same byte count, shared by both variants.
-    const double copy_ms = bench::median(timer.run(
-        o.warmup,
-        [&](int k) { BENCH_CUDA(cudaMemcpyAsync(out_ptr(k), in_ptr(k), bytes, cudaMemcpyDeviceToDevice, stream)); },
-        o.timeout_s, where + " cudaMemcpy D2D"));
+    const double copy_ms = bench::time_copy<T>(timer, buf, o.warmup, stream, o.timeout_s, where + " cudaMemcpy D2D");
 
     for (const std::string& variant : o.variants) {
       const bool exclusive = variant == "exclusive";
@@ -217,7 +172,7 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
           scankit::inclusive_scan(ctx, d_in, d_out, n);
       };
       std::size_t need = 0;
-      BENCH_CUDA(cub_scan<T>(exclusive, nullptr, need, in_ptr(0), out_ptr(0), n, init));
+      BENCH_CUDA(cub_scan<T>(exclusive, nullptr, need, buf.in(0), buf.out(0), n, init));
       temp.ensure(need);
       auto cub_call = [&](const T* d_in, T* d_out) {
         std::size_t have = temp.buffer.bytes();
@@ -231,32 +186,29 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
       };
 
       // ---- correctness, on pair 0, before any timing of this case ----
-      bench::poison(out_ptr(0), bytes, stream);
+      bench::poison(buf.out(0), bytes, stream);
       bench::poison(ref_out.get(), bytes, stream);
-      scankit_call(in_ptr(0), out_ptr(0));
+      scankit_call(buf.in(0), buf.out(0));
       BENCH_CUDA(cudaGetLastError());
-      cub_call(in_ptr(0), ref_out.as<T>());
+      cub_call(buf.in(0), ref_out.as<T>());
       bench::sync_stream(stream, what + " verification run (scankit, CUB)", o.timeout_s);
-      bench::check_equal<T>(out_ptr(0), "scankit", ref_out.as<T>(), "CUB", n, dev.sms, stream, o.timeout_s, what);
-      bench::check_against_reference<T>(out_ptr(0), reference, exclusive, stream, o.timeout_s, what + " scankit");
+      bench::check_equal<T>(buf.out(0), "scankit", ref_out.as<T>(), "CUB", n, dev.sms, stream, o.timeout_s, what);
+      bench::check_against_reference<T>(buf.out(0), reference, exclusive, stream, o.timeout_s, what + " scankit");
       bench::check_against_reference<T>(ref_out.as<T>(), reference, exclusive, stream, o.timeout_s, what + " CUB");
       bench::poison(ref_out.get(), bytes, stream);
-      thrust_call(in_ptr(0), ref_out.as<T>());
-      bench::check_equal<T>(out_ptr(0), "scankit", ref_out.as<T>(), "Thrust", n, dev.sms, stream, o.timeout_s, what);
+      thrust_call(buf.in(0), ref_out.as<T>());
+      bench::check_equal<T>(buf.out(0), "scankit", ref_out.as<T>(), "Thrust", n, dev.sms, stream, o.timeout_s, what);
       // ref_out now holds the verified result for every pair's input.
 
       // ---- timing ---- (outputs poisoned first, so the check after the
       // timed calls also catches elements a repeated call failed to write)
-      for (int p = 0; p < pairs; ++p) bench::poison(out_ptr(p), bytes, stream);
-      const std::vector<double> scankit_ms = timer.run(
-          o.warmup, [&](int k) { scankit_call(in_ptr(k), out_ptr(k)); }, o.timeout_s, what + " scankit");
-      for (int p = 0; p < std::min(pairs, o.warmup + o.reps); ++p)
-        bench::check_equal<T>(out_ptr(p), "scankit (after its timed calls)", ref_out.as<T>(), "verified result", n,
-                              dev.sms, stream, o.timeout_s, what + " pair " + std::to_string(p));
+      const std::vector<double> scankit_ms =
+          bench::time_and_recheck<T>(timer, buf, o.warmup, 0, scankit_call, "scankit (after its timed calls)",
+                                     ref_out.as<T>(), "verified result", dev.sms, stream, o.timeout_s, what + " scankit");
       const double cub_ms = bench::median(
-          timer.run(o.warmup, [&](int k) { cub_call(in_ptr(k), out_ptr(k)); }, o.timeout_s, what + " CUB"));
+          timer.run(o.warmup, [&](int k) { cub_call(buf.in(k), buf.out(k)); }, o.timeout_s, what + " CUB"));
       const double thrust_ms = bench::median(
-          timer.run(o.warmup, [&](int k) { thrust_call(in_ptr(k), out_ptr(k)); }, o.timeout_s, what + " Thrust"));
+          timer.run(o.warmup, [&](int k) { thrust_call(buf.in(k), buf.out(k)); }, o.timeout_s, what + " Thrust"));
 
       const case_result r{type_name, variant, n, bench::median(scankit_ms), cub_ms, thrust_ms, copy_ms,
                           bench::spread_pct(scankit_ms)};

@@ -32,10 +32,6 @@
 #include <scankit/device/operators.cuh>
 #include <scankit/device/scan.cuh>
 
-#include <cub/device/device_scan.cuh>
-
-#include <climits>
-#include <cstring>
 #include <exception>
 
 namespace {
@@ -52,70 +48,39 @@ using int32_tunings =
     tuning_list<tuning<256, 8>, tuning<384, 8>, tuning<512, 8>, tuning<384, 10>, tuning<512, 6>, tuning<128, 12>>;
 using int64_tunings = tuning_list<tuning<256, 12>, tuning<384, 8>, tuning<256, 16>, tuning<512, 8>, tuning<384, 10>>;
 
-constexpr const char* usage =
+const std::string usage =
     "usage: scan_tuning_bench [options]\n"
     "  --types=int32,int64       element types (default: both)\n"
     "  --logs=16,20,24,28        log2 sizes for every type (default: int32 16,20,24,28; int64 16,20,24,27)\n"
-    "  --only=512x4,256x8        run only these THREADSxROUNDS tunings\n"
-    "  --reps=25 --warmup=3      timed calls (median) and untimed calls before them\n"
-    "  --max-pairs=16            most input/output pairs rotated through\n"
-    "  --timeout-s=20            a GPU wait longer than this is a hang: exit 3\n"
-    "  --seed=N                  input seed (default 20240601)\n"
-    "  --csv=path                write results CSV (docs/benchmarks.md schema)\n"
-    "  --commit=sha              commit for the CSV (default $SCANKIT_COMMIT or 'unknown')\n"
+    "  --only=512x4,256x8        run only these THREADSxROUNDS tunings\n" +
+    bench::run_options_usage(28) +
     "  --quick                   sizes 2^16 and 2^24, 10 reps, 2 warm-ups (later options override)\n";
 
-struct options {
+struct options : bench::run_options {
   std::vector<std::string> types{"int32", "int64"};
   std::vector<int> logs;  // empty: per-type defaults
   std::vector<std::string> only;
-  int reps = 25, warmup = 3, max_pairs = 16;
-  double timeout_s = 20;
-  std::uint64_t seed = 20240601;
-  std::string csv, commit;
 };
 
 options parse_options(int argc, char** argv) {
   options o;
-  for (int a = 1; a < argc; ++a)
-    if (std::strcmp(argv[a], "--quick") == 0) o.logs = {16, 24}, o.reps = 10, o.warmup = 2;
+  if (bench::has_flag(argc, argv, "--quick")) o.logs = {16, 24}, o.reps = 10, o.warmup = 2;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     std::string v;
     if (arg == "--quick") continue;
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", usage);
-      std::exit(0);
-    }
+    bench::handle_help(arg, usage);
     if (bench::option_value(arg, "types", v)) {
-      o.types = bench::split_list(v);
-      for (const auto& t : o.types)
-        if (t != "int32" && t != "int64") bench::die(2, "unknown type '" + t + "' (int32 or int64)\n" + usage);
+      o.types = bench::parse_choices(v, "types", {"int32", "int64"}, usage);
     } else if (bench::option_value(arg, "logs", v)) {
-      o.logs.clear();
-      for (const auto& s : bench::split_list(v)) o.logs.push_back(int(bench::parse_int(s, "logs", 0, 30)));
+      o.logs = bench::parse_logs(v, "logs", 30);
     } else if (bench::option_value(arg, "only", v)) {
       o.only = bench::split_list(v);
-    } else if (bench::option_value(arg, "reps", v)) {
-      o.reps = int(bench::parse_int(v, "reps", 1, 100000));
-    } else if (bench::option_value(arg, "warmup", v)) {
-      o.warmup = int(bench::parse_int(v, "warmup", 0, 100000));
-    } else if (bench::option_value(arg, "max-pairs", v)) {
-      o.max_pairs = int(bench::parse_int(v, "max-pairs", 1, 4096));
-    } else if (bench::option_value(arg, "timeout-s", v)) {
-      o.timeout_s = bench::parse_double(v, "timeout-s", 0.1, 86400);
-    } else if (bench::option_value(arg, "seed", v)) {
-      o.seed = std::uint64_t(bench::parse_int(v, "seed", 0, LONG_MAX));
-    } else if (bench::option_value(arg, "csv", v)) {
-      o.csv = v;
-    } else if (bench::option_value(arg, "commit", v)) {
-      o.commit = v;
-    } else {
+    } else if (!bench::parse_run_option(arg, o)) {
       bench::die(2, "unknown option '" + arg + "'\n" + usage);
     }
   }
-  if (o.types.empty()) bench::die(2, std::string("empty --types\n") + usage);
-  if (o.reps < 20) std::printf("# note: --reps=%d is below the >= 20 timed runs docs/benchmarks.md asks for\n", o.reps);
+  bench::note_reps(o.reps);
   return o;
 }
 
@@ -152,17 +117,13 @@ struct size_case {
   scankit::context& ctx;
   bench::csv_writer& csv;
   const char* type_name;
-  std::size_t n, bytes;
-  int lg, pairs;
-  std::vector<device_buffer>& in;
-  std::vector<device_buffer>& out;
+  std::size_t n;
+  int lg;
+  const bench::rotated_buffers<T>& buf;
   const T* d_ref;  // CUB's verified result
   double cub_ms, copy_ms;
   bench::event_timer& timer;
   std::vector<tuning_result>& results;
-
-  const T* in_ptr(int k) const { return in[k % pairs].template as<T>(); }
-  T* out_ptr(int k) const { return out[k % pairs].template as<T>(); }
 };
 
 template <class T, class Tuning>
@@ -175,9 +136,7 @@ void run_tuning(const size_case<T>& c) {
   };
 
   // Correct first: must equal CUB's verified result.
-  bench::poison(c.out_ptr(0), c.bytes, stream);
-  call(c.in_ptr(0), c.out_ptr(0));
-  BENCH_CUDA(cudaGetLastError());
+  bench::verify_call<T>(c.buf, call, "scankit", c.d_ref, "CUB", c.dev.sms, stream, c.o.timeout_s, what);
 
   // Kernel resources (registers, spills, occupancy with the staged tile in
   // dynamic shared memory; the call above raised the kernel's smem limit).
@@ -187,14 +146,10 @@ void run_tuning(const size_case<T>& c) {
   int blocks_per_sm = 0;
   BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Tuning::threads,
                                                            scankit::detail::staged_tile_bytes<T, Tuning>));
-  bench::check_equal<T>(c.out_ptr(0), "scankit", c.d_ref, "CUB", c.n, c.dev.sms, stream, c.o.timeout_s, what);
 
-  for (int p = 0; p < c.pairs; ++p) bench::poison(c.out_ptr(p), c.bytes, stream);  // see the check below
   const std::vector<double> ms =
-      c.timer.run(c.o.warmup, [&](int k) { call(c.in_ptr(k), c.out_ptr(k)); }, c.o.timeout_s, what);
-  for (int p = 0; p < std::min(c.pairs, c.o.warmup + c.o.reps); ++p)
-    bench::check_equal<T>(c.out_ptr(p), "scankit (after its timed calls)", c.d_ref, "CUB", c.n, c.dev.sms, stream,
-                          c.o.timeout_s, what + " pair " + std::to_string(p));
+      bench::time_and_recheck<T>(c.timer, c.buf, c.o.warmup, 0, call, "scankit (after its timed calls)", c.d_ref,
+                                 "CUB", c.dev.sms, stream, c.o.timeout_s, what);
 
   const double med = bench::median(ms);
   const int items = Tuning::rounds * scankit::detail::vector_items<T>;
@@ -251,43 +206,24 @@ void run_type(const char* type_name, tuning_list<Tunings...>, const std::vector<
     const int pairs = bench::rotation_pairs(bytes, dev.l2_bytes, o.max_pairs);
     const std::string where = std::string(type_name) + " n=2^" + std::to_string(lg);
     bench::require_free_memory((2 * std::size_t(pairs) + 1) * bytes, where);
-    std::vector<device_buffer> in, out;
-    for (int p = 0; p < pairs; ++p) {
-      in.emplace_back(bytes);
-      out.emplace_back(bytes);
-      bench::fill_input(in.back().as<T>(), n, o.seed + lg, dev.sms, stream);
-    }
+    const bench::rotated_buffers<T> buf(n, pairs, o.seed + lg, dev.sms, stream);
     device_buffer ref_out(bytes);
     const bench::sampled_reference reference = bench::make_reference(n, o.seed + lg);
     bench::event_timer timer(stream, o.reps);
 
     // CUB: temp storage allocated once here; its result checked against the
     // exact host reference, then used as the reference for every tuning.
-    std::size_t temp_bytes = 0;
-    BENCH_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in[0].as<T>(), ref_out.as<T>(), int(n), stream));
-    device_buffer temp(temp_bytes);
-    auto cub_call = [&](const T* d_in, T* d_out) {
-      std::size_t b = temp.bytes();
-      BENCH_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), b, d_in, d_out, int(n), stream));
-    };
-    bench::poison(ref_out.get(), bytes, stream);
-    cub_call(in[0].as<T>(), ref_out.as<T>());
-    bench::check_against_reference<T>(ref_out.as<T>(), reference, false, stream, o.timeout_s, where + " CUB");
+    const bench::cub_inclusive_sum<T> cub_call(n, stream);
+    cub_call.verified_result(buf.in(0), ref_out.as<T>(), reference, o.timeout_s, where + " CUB");
 
     bench::warm_gpu(20, dev.sms, stream, o.timeout_s);  // clocks up after the host work above
-    const double copy_ms = bench::median(timer.run(
-        o.warmup,
-        [&](int k) {
-          BENCH_CUDA(cudaMemcpyAsync(out[k % pairs].get(), in[k % pairs].get(), bytes, cudaMemcpyDeviceToDevice, stream));
-        },
-        o.timeout_s, where + " cudaMemcpy D2D"));
-    const double cub_ms = bench::median(timer.run(
-        o.warmup, [&](int k) { cub_call(in[k % pairs].as<T>(), out[k % pairs].as<T>()); }, o.timeout_s, where + " CUB"));
+    const double copy_ms = bench::time_copy<T>(timer, buf, o.warmup, stream, o.timeout_s, where + " cudaMemcpy D2D");
+    const double cub_ms = bench::median(
+        timer.run(o.warmup, [&](int k) { cub_call(buf.in(k), buf.out(k)); }, o.timeout_s, where + " CUB"));
     std::printf("%-6s 2^%-3d %8s %5s %7s %5s %6s %4s %11.2f %7.1f%% %7s   (copy %.2f us, %d pair(s))\n", type_name, lg,
                 "cub", "", "", "", "", "", cub_ms * 1e3, copy_ms / cub_ms * 100, "", copy_ms * 1e3, pairs);
 
-    const size_case<T> c{o, dev, ctx, csv, type_name, n, bytes, lg, pairs, in, out, ref_out.as<T>(), cub_ms, copy_ms, timer,
-                            results};
+    const size_case<T> c{o, dev, ctx, csv, type_name, n, lg, buf, ref_out.as<T>(), cub_ms, copy_ms, timer, results};
     (run_tuning<T, Tunings>(c), ...);
   }
 }
