@@ -13,13 +13,13 @@
 //     template API with every policy, at sizes spanning several tiles and up
 //     to three recursion levels of the multi-pass strategies (64 threads);
 //   * block sizes that are not a multiple of 32 (96, 100, 33, 1 threads) for
-//     every textbook block algorithm and grid strategy, uint32 plus (less two
-//     combinations that hit known library bugs: < 32 threads with decoupled
-//     look-back, 1-item tiles with the multi-pass strategies; see that test);
+//     every textbook block algorithm and grid strategy, uint32 plus (less the
+//     combinations that are rejected: < 32 threads with decoupled look-back,
+//     1-item tiles with the multi-pass strategies);
 //   * the number of operator applications of each block algorithm on one
 //     tile, against the textbook work formulas;
 //   * textbook policies whose shared memory is exactly the 48 KB validation
-//     limit (fails as of this commit: see that test).
+//     limit.
 // Host tests: invalid policies are rejected (std::invalid_argument) before
 // any device access, also with n == 0 and null pointers; textbook policies
 // take only op::plus in the host API; the documented default shapes; names
@@ -435,15 +435,10 @@ TEST_CASE("textbook policies with block sizes that are not a multiple of 32", "[
         // warp_shuffle with look-back is the tuned kernel: threads are ignored.
         if (is_tuned(policy)) continue;
         const std::size_t tile = tile_of<std::uint32_t>(policy);
-        // KNOWN LIBRARY BUGS (found while writing these tests, not fixed here):
-        //  * fewer than 32 threads with decoupled look-back: warp_look_back
-        //    assumes 32 lanes (window step, count = 32 when no lane sees an
-        //    inclusive prefix), so the missing lanes are combined as garbage
-        //    or the look-back spins forever past tile 0;
-        //  * a 1-item tile with reduce-then-scan / scan-then-propagate: the
-        //    totals never shrink, so totals_bytes() and multi_pass() never end
-        //    (a host-side hang).
-        // Those combinations are left out until fixed.
+        // Not allowed, and rejected with std::invalid_argument (host test
+        // "invalid policies ..."): decoupled look-back with fewer than 32
+        // threads (a whole warp looks back), and 1-item tiles with the
+        // multi-pass strategies (the tile totals would never shrink).
         if (threads < 32 && grid == grid_strategy::decoupled_lookback) continue;
         if (tile == 1 && (grid == grid_strategy::reduce_then_scan || grid == grid_strategy::scan_then_propagate))
           continue;
@@ -520,12 +515,8 @@ TEST_CASE("textbook policies at the 48 KB shared memory limit run", "[gpu][polic
   // resolve_textbook_shape accepts tile + scratch of exactly 49152 bytes: 766
   // threads × 15 items of 4 bytes ((11490 + 766 + 32)·4) and 382 × 15 of 8
   // bytes ((5730 + 382 + 32)·8). A shape it accepts must also launch.
-  // NOTE: as of the commit adding this test this FAILS (scankit::cuda_error at
-  // launch): textbook_single_pass_kernel also has static shared memory (the
-  // launch ticket and the prefix, 16 to 32 bytes), and without
-  // cudaFuncAttributeMaxDynamicSharedMemorySize a block may use at most 48 KB
-  // of static + dynamic shared memory. The multi-pass strategies hit it too:
-  // their last level (one tile of totals) runs the single-pass kernel.
+  // The kernels' static shared memory (launch ticket, prefix) comes on top,
+  // so the dispatch raises the dynamic limit before each launch.
   cuda_stream stream;
   scankit::context ctx(stream);
   for (grid_strategy grid : all_grids) {
@@ -602,6 +593,10 @@ std::vector<scan_policy> invalid_policies() {
       {grid_strategy::scan_then_propagate, block_algorithm::warp_shuffle, 1025, 8},
       {grid_strategy::decoupled_lookback, block_algorithm::three_phase, 1024, 64},  // shared memory
       {grid_strategy::chained, block_algorithm::three_phase, 1024, 12},            // 4 bytes: 53376 B
+      {grid_strategy::decoupled_lookback, block_algorithm::kogge_stone, 31, 0},    // look-back needs a warp
+      {grid_strategy::decoupled_lookback, block_algorithm::three_phase, 1, 8},
+      {grid_strategy::reduce_then_scan, block_algorithm::kogge_stone, 1, 0},       // 1-item tiles never shrink
+      {grid_strategy::scan_then_propagate, block_algorithm::three_phase, 1, 1},
   };
 }
 

@@ -29,7 +29,9 @@ enum class block_algorithm {
 /// A scan policy. threads / items_per_thread of 0 pick the algorithm's
 /// default; otherwise kogge_stone and kogge_stone_double_buffer take 1 item
 /// per thread, brent_kung 2, three_phase and warp_shuffle 1 to 64; threads
-/// may be any number from 1 to 1024 (not only multiples of 32). The default
+/// may be any number from 1 to 1024 (not only multiples of 32), except that
+/// decoupled_lookback needs at least 32 (a warp looks back) and the
+/// multi-pass strategies at least 2 items per tile. The default
 /// policy (decoupled_lookback + warp_shuffle) is the tuned kernel, whose tile
 /// shape is fixed at compile time: it ignores both. Caller-provided
 /// workspaces are sized for the default policy (scan_workspace_bytes).

@@ -48,6 +48,10 @@ inline textbook_shape resolve_textbook_shape(const scan_policy& p, std::size_t i
     if (s.items > 64) throw std::invalid_argument(where + "items_per_thread must be 1 to 64");
   }
   s.tile_items = s.threads * s.items;
+  if (p.grid == grid_strategy::decoupled_lookback && s.threads < warp_threads)
+    throw std::invalid_argument(where + "decoupled look-back needs at least 32 threads (a warp looks back)");
+  if ((p.grid == grid_strategy::reduce_then_scan || p.grid == grid_strategy::scan_then_propagate) && s.tile_items < 2)
+    throw std::invalid_argument(where + "multi-pass strategies need at least 2 items per tile");
   s.smem_bytes = (std::size_t(s.tile_items) + s.threads + warp_threads) * item_bytes;
   if (s.smem_bytes > 48 * 1024)
     throw std::invalid_argument(where + "tile and scratch need " + std::to_string(s.smem_bytes) +
@@ -136,6 +140,10 @@ class textbook_scanner {
 
   template <class Kernel>
   void kernel_launch(Kernel kernel, unsigned grid, const T* d_in, T* d_out, const textbook_launch<T>& L) {
+    // Static shared memory comes on top of the (up to 48 KB) dynamic tile.
+    throw_on_cuda_error(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shape_.smem_bytes)),
+        "cudaFuncSetAttribute");
     kernel<<<grid, shape_.threads, shape_.smem_bytes, ctx_.stream()>>>(d_in, d_out, op_, L);
     throw_on_cuda_error(cudaGetLastError(), "textbook scan: kernel launch");
   }

@@ -141,41 +141,35 @@ __global__ void textbook_single_pass_kernel(const T* d_in, T* d_out, Op op, text
   textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
   const T total = tile[m - 1];
 
-  // Phase 2: the tile's prefix (warp 0).
+  // Phase 2: the tile's prefix — thread 0 for tile 0 and the chained wait,
+  // all of warp 0 for the look-back (which needs 32 threads).
   const tile_status<T> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
-  if (threadIdx.x < warp_threads) {
-    const int lane = lane_id();
-    maybe<T> prefix = L.initial;
-    if (my.tile == 0) {
-      if (L.num_tiles > 1 && lane == 0)
-        status.publish(0, tile_state::inclusive, apply_prefix(L.initial, total, op), my.tag);
-    } else if constexpr (Chained) {
-      // Wait for the predecessor's inclusive prefix; nothing else is published.
-      T before{};
-      if (lane == 0) {
-        unsigned backoff_ns = 8;
-        while (true) {
-          const tile_reading<T> r = status.read(my.tile - 1, my.tag);
-          if (r.state == tile_state::inclusive) {
-            before = r.value;
-            break;
-          }
-          __nanosleep(backoff_ns);
-          if (backoff_ns < 256) backoff_ns *= 2;
-        }
-        status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
+  maybe<T> prefix = L.initial;
+  if (my.tile == 0) {
+    if (threadIdx.x == 0 && L.num_tiles > 1)
+      status.publish(0, tile_state::inclusive, apply_prefix(L.initial, total, op), my.tag);
+  } else if constexpr (Chained) {
+    // Wait for the predecessor's inclusive prefix; nothing else is published.
+    if (threadIdx.x == 0) {
+      unsigned backoff_ns = 8;
+      tile_reading<T> r = status.read(my.tile - 1, my.tag);
+      while (r.state != tile_state::inclusive) {
+        __nanosleep(backoff_ns);
+        if (backoff_ns < 256) backoff_ns *= 2;
+        r = status.read(my.tile - 1, my.tag);
       }
-      prefix = maybe<T>{shfl_idx(before, 0), true};
-    } else {
-      if (lane == 0) status.publish(my.tile, tile_state::aggregate, total, my.tag);
-      const T before = warp_look_back<T>(status, my.tile, my.tag, op);
-      if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
-      prefix = maybe<T>{before, true};
+      status.publish(my.tile, tile_state::inclusive, op(r.value, total), my.tag);
+      prefix = maybe<T>{r.value, true};
     }
-    if (lane == 0) {
-      *reinterpret_cast<T*>(prefix_bytes) = prefix.value;
-      prefix_has = prefix.has;
-    }
+  } else if (threadIdx.x < warp_threads) {
+    if (threadIdx.x == 0) status.publish(my.tile, tile_state::aggregate, total, my.tag);
+    const T before = warp_look_back<T>(status, my.tile, my.tag, op);
+    if (threadIdx.x == 0) status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
+    prefix = maybe<T>{before, true};
+  }
+  if (threadIdx.x == 0) {
+    *reinterpret_cast<T*>(prefix_bytes) = prefix.value;
+    prefix_has = prefix.has;
   }
   __syncthreads();
 
