@@ -434,14 +434,15 @@ TEST_CASE("textbook policies with block sizes that are not a multiple of 32", "[
         const scan_policy policy{grid, b.block, threads, b.items};
         // warp_shuffle with look-back is the tuned kernel: threads are ignored.
         if (is_tuned(policy)) continue;
-        const std::size_t tile = tile_of<std::uint32_t>(policy);
         // Not allowed, and rejected with std::invalid_argument (host test
         // "invalid policies ..."): decoupled look-back with fewer than 32
         // threads (a whole warp looks back), and 1-item tiles with the
         // multi-pass strategies (the tile totals would never shrink).
         if (threads < 32 && grid == grid_strategy::decoupled_lookback) continue;
-        if (tile == 1 && (grid == grid_strategy::reduce_then_scan || grid == grid_strategy::scan_then_propagate))
-          continue;
+        const bool multi_pass = grid == grid_strategy::reduce_then_scan || grid == grid_strategy::scan_then_propagate;
+        const unsigned items = b.block == block_algorithm::brent_kung ? 2u : b.items == 0 ? 1u : b.items;
+        if (multi_pass && threads * items < 2) continue;
+        const std::size_t tile = tile_of<std::uint32_t>(policy);
         std::set<std::size_t> sizes{1, 2, tile - 1, tile, tile + 1, 5 * tile + 3, 37 * tile + 1, 4099};
         if (tile * tile + 1 <= (std::size_t(1) << 20)) sizes.insert(tile * tile + 1);  // two levels of totals
         sizes.erase(0);
@@ -455,9 +456,10 @@ TEST_CASE("textbook policies with block sizes that are not a multiple of 32", "[
 }
 
 TEST_CASE("block algorithms apply the operator as often as the textbook work formulas say", "[gpu][policy]") {
-  // One full tile (n == tile), inclusive, no init, decoupled look-back: a
-  // single tile publishes nothing and stores without a prefix, so every
-  // application is the block algorithm's own.
+  // One full tile (n == tile), inclusive, no init, single-pass grid: a single
+  // tile publishes nothing and stores without a prefix, so every application
+  // is the block algorithm's own. (Chained, not look-back: look-back needs 32
+  // threads, and the one-thread sequential cases have one.)
   struct count_case {
     block_algorithm block;
     unsigned threads, items;
@@ -481,7 +483,7 @@ TEST_CASE("block algorithms apply the operator as often as the textbook work for
   scankit::context ctx(stream);
   device_buffer<unsigned long long> d_count(1);
   for (const count_case& k : cases) {
-    const scan_policy policy{grid_strategy::decoupled_lookback, k.block, k.threads, k.items};
+    const scan_policy policy{grid_strategy::chained, k.block, k.threads, k.items};
     const std::size_t n = tile_of<std::uint32_t>(policy);
     const std::string policy_name = describe(policy);
     const unsigned long long expected = k.expected;
