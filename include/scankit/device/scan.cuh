@@ -25,6 +25,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace scankit {
 namespace detail {
@@ -95,22 +96,17 @@ void dispatch_textbook_scan(context& ctx, const T* d_in, T* d_out, std::size_t n
   const textbook_shape shape = resolve_textbook_shape(policy, sizeof(T));  // checked even for n == 0
   check_scan_arguments(d_in, d_out, n, sizeof(T), name);
   if (n == 0) return;
+  auto run = [&](auto algorithm) {  // algorithm: std::integral_constant<block_algorithm, ...>
+    textbook_scanner<T, Op, decltype(algorithm)::value>(ctx, shape, op).run(policy.grid, d_in, d_out, n, initial,
+                                                                           exclusive);
+  };
+  using b = block_algorithm;
   switch (policy.block) {
-    case block_algorithm::kogge_stone:
-      return textbook_scanner<T, Op, block_algorithm::kogge_stone>(ctx, shape, op)
-          .run(policy.grid, d_in, d_out, n, initial, exclusive);
-    case block_algorithm::kogge_stone_double_buffer:
-      return textbook_scanner<T, Op, block_algorithm::kogge_stone_double_buffer>(ctx, shape, op)
-          .run(policy.grid, d_in, d_out, n, initial, exclusive);
-    case block_algorithm::brent_kung:
-      return textbook_scanner<T, Op, block_algorithm::brent_kung>(ctx, shape, op)
-          .run(policy.grid, d_in, d_out, n, initial, exclusive);
-    case block_algorithm::three_phase:
-      return textbook_scanner<T, Op, block_algorithm::three_phase>(ctx, shape, op)
-          .run(policy.grid, d_in, d_out, n, initial, exclusive);
-    case block_algorithm::warp_shuffle:
-      return textbook_scanner<T, Op, block_algorithm::warp_shuffle>(ctx, shape, op)
-          .run(policy.grid, d_in, d_out, n, initial, exclusive);
+    case b::kogge_stone: return run(std::integral_constant<b, b::kogge_stone>{});
+    case b::kogge_stone_double_buffer: return run(std::integral_constant<b, b::kogge_stone_double_buffer>{});
+    case b::brent_kung: return run(std::integral_constant<b, b::brent_kung>{});
+    case b::three_phase: return run(std::integral_constant<b, b::three_phase>{});
+    case b::warp_shuffle: return run(std::integral_constant<b, b::warp_shuffle>{});
   }
   throw std::invalid_argument(std::string("scankit::") + name + ": unknown block algorithm");
 }

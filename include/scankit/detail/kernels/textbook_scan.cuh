@@ -29,51 +29,18 @@
 
 namespace scankit::detail {
 
-/// The textbook block algorithms behind one interface:
-/// scan(tile, m, items, scratch, op) scans tile[0, m) in place.
-template <block_algorithm Algorithm>
-struct textbook_block;
-
-template <>
-struct textbook_block<block_algorithm::kogge_stone> {
-  static constexpr unsigned fixed_items = 1;
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
-    block_scan_kogge_stone::scan(tile, m, scratch, op);
-  }
-};
-template <>
-struct textbook_block<block_algorithm::kogge_stone_double_buffer> {
-  static constexpr unsigned fixed_items = 1;
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
+/// The textbook block algorithm `Algorithm`: scans tile[0, m) in place
+/// (`items` per thread for the coarsened ones; the others take a fixed count).
+template <block_algorithm Algorithm, class T, class Op>
+__device__ __forceinline__ void textbook_block_scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
+  if constexpr (Algorithm == block_algorithm::kogge_stone) block_scan_kogge_stone::scan(tile, m, scratch, op);
+  else if constexpr (Algorithm == block_algorithm::kogge_stone_double_buffer)
     block_scan_kogge_stone_double_buffer::scan(tile, m, scratch, op);
-  }
-};
-template <>
-struct textbook_block<block_algorithm::brent_kung> {
-  static constexpr unsigned fixed_items = 2;
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned, T* scratch, Op op) {
-    block_scan_brent_kung::scan(tile, m, scratch, op);
-  }
-};
-template <>
-struct textbook_block<block_algorithm::three_phase> {
-  static constexpr unsigned fixed_items = 0;  // run-time
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
+  else if constexpr (Algorithm == block_algorithm::brent_kung) block_scan_brent_kung::scan(tile, m, scratch, op);
+  else if constexpr (Algorithm == block_algorithm::three_phase)
     block_scan_three_phase<block_scan_kogge_stone>::scan(tile, m, items, scratch, op);
-  }
-};
-template <>
-struct textbook_block<block_algorithm::warp_shuffle> {
-  static constexpr unsigned fixed_items = 0;  // run-time
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
-    block_scan_three_phase<block_scan_warp_shuffle_items>::scan(tile, m, items, scratch, op);
-  }
-};
+  else block_scan_three_phase<block_scan_warp_shuffle_items>::scan(tile, m, items, scratch, op);
+}
 
 /// One launch of a textbook kernel.
 template <class T>
@@ -138,7 +105,7 @@ __global__ void textbook_single_pass_kernel(const T* d_in, T* d_out, Op op, text
 
   // Phase 1: stage and scan the tile.
   stage_tile(tile, d_in, begin, m);
-  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  textbook_block_scan<Algorithm>(tile, m, L.items_per_thread, scratch, op);
   const T total = tile[m - 1];
 
   // Phase 2: the tile's prefix — thread 0 for tile 0 and the chained wait,
@@ -186,7 +153,7 @@ __global__ void textbook_tile_totals_kernel(const T* d_in, T* d_out, Op op, text
   const std::size_t begin = std::size_t(blockIdx.x) * L.tile_items;
   const unsigned m = tile_length(L, blockIdx.x);
   stage_tile(tile, d_in, begin, m);
-  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  textbook_block_scan<Algorithm>(tile, m, L.items_per_thread, scratch, op);
   if (threadIdx.x == 0) L.d_totals[blockIdx.x] = tile[m - 1];
   if constexpr (WritePartials) {
     // Partial results without any prefix; the exclusive form leaves slot 0
@@ -213,7 +180,7 @@ __global__ void textbook_rescan_kernel(const T* d_in, T* d_out, Op op, textbook_
   const std::size_t begin = std::size_t(blockIdx.x) * L.tile_items;
   const unsigned m = tile_length(L, blockIdx.x);
   stage_tile(tile, d_in, begin, m);
-  textbook_block<Algorithm>::scan(tile, m, L.items_per_thread, scratch, op);
+  textbook_block_scan<Algorithm>(tile, m, L.items_per_thread, scratch, op);
   store_tile(d_out, begin, m, tile, scanned_prefix(L, blockIdx.x, op), L.exclusive, op);
 }
 
