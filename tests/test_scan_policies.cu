@@ -514,17 +514,18 @@ TEST_CASE("block algorithms apply the operator as often as the textbook work for
 }
 
 TEST_CASE("textbook policies at the 48 KB shared memory limit run", "[gpu][policy]") {
-  // resolve_textbook_shape accepts tile + scratch of exactly 49152 bytes: 766
-  // threads × 15 items of 4 bytes ((11490 + 766 + 32)·4) and 382 × 15 of 8
-  // bytes ((5730 + 382 + 32)·8). A shape it accepts must also launch.
+  // resolve_textbook_shape accepts tile + scratch up to 49152 bytes: 744
+  // threads × 15 items of 4 bytes ((11160 + 11160/32 + 744 + 32)·4 = 49136;
+  // 745 threads would need 49204) and 128 × 44 of 8 bytes, exactly 49152
+  // ((5632 + 5632/16 + 128 + 32)·8). A shape it accepts must also launch.
   // The kernels' static shared memory (launch ticket, prefix) comes on top,
   // so the dispatch raises the dynamic limit before each launch.
   cuda_stream stream;
   scankit::context ctx(stream);
   for (grid_strategy grid : all_grids) {
-    const scan_policy p4{grid, block_algorithm::three_phase, 766, 15};
-    const scan_policy p8{grid, block_algorithm::three_phase, 382, 15};
-    REQUIRE(scankit::detail::resolve_textbook_shape(p4, 4).smem_bytes == 49152);
+    const scan_policy p4{grid, block_algorithm::three_phase, 744, 15};
+    const scan_policy p8{grid, block_algorithm::three_phase, 128, 44};
+    REQUIRE(scankit::detail::resolve_textbook_shape(p4, 4).smem_bytes == 49136);
     REQUIRE(scankit::detail::resolve_textbook_shape(p8, 8).smem_bytes == 49152);
     for (std::size_t n : {tile_of<std::uint32_t>(p4), 3 * tile_of<std::uint32_t>(p4) + 1})
       check_uint32_policy_scan(ctx, stream, p4, n, false, "smem_limit");
@@ -634,8 +635,9 @@ TEMPLATE_TEST_CASE("invalid policies are rejected before any device access", "[p
     CHECK_THROWS_AS(scankit::inclusive_scan(ctx, a, b, 1000, p), std::invalid_argument);
     CHECK_THROWS_AS(scankit::exclusive_scan(ctx, a, b, 1000, T(1), p), std::invalid_argument);
   }
-  // 512 threads × 11 items: (5632 + 512 + 32) items of scratch and tile are
-  // 24704 bytes of 4-byte items (fine) but 49408 of 8-byte ones (> 49152).
+  // 512 threads × 11 items: the padded tile and the scratch are
+  // (5632 + 176 + 512 + 32)·4 = 25408 bytes of 4-byte items (fine) but
+  // (5632 + 352 + 512 + 32)·8 = 52224 of 8-byte ones (> 49152).
   const scan_policy p{grid_strategy::reduce_then_scan, block_algorithm::three_phase, 512, 11};
   if (sizeof(T) == 8) {
     CHECK_THROWS_AS(scankit::inclusive_scan(ctx, null_in, null_out, 0, p), std::invalid_argument);
@@ -757,7 +759,11 @@ TEST_CASE("textbook shapes have the documented defaults and shared memory bound"
         CHECK(s.threads == e.threads);
         CHECK(s.items == e.items);
         CHECK(s.tile_items == e.threads * e.items);
-        CHECK(s.smem_bytes == (std::size_t(e.threads) * e.items + e.threads + 32) * bytes);
+        // Tile (one padding slot per 128 bytes where the algorithm pads) + scratch.
+        const std::size_t tile_items = std::size_t(e.threads) * e.items;
+        const bool padded = e.block == block_algorithm::brent_kung || e.block == block_algorithm::three_phase ||
+                            e.block == block_algorithm::warp_shuffle;
+        CHECK(s.smem_bytes == (tile_items + (padded ? tile_items / (128 / bytes) : 0) + e.threads + 32) * bytes);
       }
     }
   }
@@ -776,13 +782,16 @@ TEST_CASE("textbook shapes have the documented defaults and shared memory bound"
   CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 1024, 1}, 8).tile_items == 1024);
   CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::kogge_stone, 1024, 0}, 8).threads == 1024);
 
-  // The 48 KB bound is inclusive: exactly 49152 bytes pass, 64 more do not.
-  CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 766, 15}, 4).smem_bytes == 49152);
-  CHECK_THROWS_AS(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 767, 15}, 4),
+  // The 48 KB bound is inclusive: exactly 49152 bytes pass, more do not.
+  CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 128, 44}, 8).smem_bytes == 49152);
+  CHECK_THROWS_AS(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 129, 44}, 8),
                   std::invalid_argument);
-  CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 382, 15}, 8).smem_bytes == 49152);
-  CHECK_THROWS_AS(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 383, 15}, 8),
+  CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 744, 15}, 4).smem_bytes == 49136);
+  CHECK_THROWS_AS(resolve_textbook_shape({grid_strategy::chained, block_algorithm::three_phase, 745, 15}, 4),
                   std::invalid_argument);
+  // Kogge-Stone keeps its tile unpadded: 1024 × (1 + 1) + 32 items.
+  CHECK(resolve_textbook_shape({grid_strategy::chained, block_algorithm::kogge_stone, 1024, 0}, 8).smem_bytes ==
+        (1024 + 1024 + 32) * 8);
 }
 
 TEST_CASE("policy names and the list of all policies", "[policy]") {

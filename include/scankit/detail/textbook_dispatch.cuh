@@ -20,7 +20,7 @@ namespace scankit::detail {
 /// A textbook block shape: threads per block, items per thread, tile items.
 struct textbook_shape {
   unsigned threads, items, tile_items;
-  std::size_t smem_bytes;  // tile + scratch (threads + 32 items)
+  std::size_t smem_bytes;  // tile (padded where the algorithm pads) + scratch (threads + 32 items)
 };
 
 inline unsigned fixed_items_of(block_algorithm b) {
@@ -52,7 +52,7 @@ inline textbook_shape resolve_textbook_shape(const scan_policy& p, std::size_t i
     throw std::invalid_argument(where + "decoupled look-back needs at least 32 threads (a warp looks back)");
   if ((p.grid == grid_strategy::reduce_then_scan || p.grid == grid_strategy::scan_then_propagate) && s.tile_items < 2)
     throw std::invalid_argument(where + "multi-pass strategies need at least 2 items per tile");
-  s.smem_bytes = (std::size_t(s.tile_items) + s.threads + warp_threads) * item_bytes;
+  s.smem_bytes = (smem_tile_slots(s.tile_items, item_bytes, pads_tile(p.block)) + s.threads + warp_threads) * item_bytes;
   if (s.smem_bytes > 48 * 1024)
     throw std::invalid_argument(where + "tile and scratch need " + std::to_string(s.smem_bytes) +
                                 " bytes of shared memory (at most 49152)");
@@ -122,11 +122,14 @@ class textbook_scanner {
     L.d_totals = totals;
     T* const deeper = totals + (std::size_t(L.num_tiles) * sizeof(T) + 255) / 256 * 256 / sizeof(T);
     const bool propagate = grid == grid_strategy::scan_then_propagate;
-    // Pass 1: tile totals (and, for scan-then-propagate, partial results).
-    if (propagate)
-      kernel_launch(textbook_tile_totals_kernel<T, Op, Algorithm, true>, L.num_tiles, d_in, d_out, L);
-    else
-      kernel_launch(textbook_tile_totals_kernel<T, Op, Algorithm, false>, L.num_tiles, d_in, d_out, L);
+    // Pass 1: tile totals (scan-then-propagate: and the partial results).
+    if (propagate) {
+      kernel_launch(textbook_tile_scan_kernel<T, Op, Algorithm>, L.num_tiles, d_in, d_out, L);
+    } else {
+      set_smem_limit(textbook_tile_reduce_kernel<T, Op, Algorithm>);
+      textbook_tile_reduce_kernel<T, Op, Algorithm><<<L.num_tiles, shape_.threads, shape_.smem_bytes, ctx_.stream()>>>(d_in, op_, L);
+      throw_on_cuda_error(cudaGetLastError(), "textbook scan: tile reduce kernel launch");
+    }
     // Pass 2: inclusive scan of the totals, in place, same policy.
     multi_pass(grid, totals, totals, L.num_tiles, maybe<T>{T{}, false}, false, deeper);
     // Pass 3: rescan each tile with its prefix, or add the carries.
@@ -138,12 +141,17 @@ class textbook_scanner {
     }
   }
 
+  // Static shared memory comes on top of the (up to 48 KB) dynamic tile.
   template <class Kernel>
-  void kernel_launch(Kernel kernel, unsigned grid, const T* d_in, T* d_out, const textbook_launch<T>& L) {
-    // Static shared memory comes on top of the (up to 48 KB) dynamic tile.
+  void set_smem_limit(Kernel kernel) {
     throw_on_cuda_error(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shape_.smem_bytes)),
         "cudaFuncSetAttribute");
+  }
+
+  template <class Kernel>
+  void kernel_launch(Kernel kernel, unsigned grid, const T* d_in, T* d_out, const textbook_launch<T>& L) {
+    set_smem_limit(kernel);
     kernel<<<grid, shape_.threads, shape_.smem_bytes, ctx_.stream()>>>(d_in, d_out, op_, L);
     throw_on_cuda_error(cudaGetLastError(), "textbook scan: kernel launch");
   }

@@ -13,8 +13,8 @@ struct block_scan_brent_kung {
 
   /// Inclusive scan of tile[0, m) in place, m <= 2·blockDim.x; `scratch` is
   /// unused. Ends with a barrier.
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, T* /*scratch*/, Op op) {
+  template <class Tile, class T, class Op>
+  __device__ static void scan(Tile tile, unsigned m, T* /*scratch*/, Op op) {
     const unsigned t = threadIdx.x;
     // Up-sweep (reduction tree).
     unsigned top = 1;  // largest power of two below m, for the down-sweep

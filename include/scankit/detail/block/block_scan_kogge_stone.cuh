@@ -13,8 +13,8 @@ struct block_scan_kogge_stone {
 
   /// Inclusive scan of tile[0, m) in place, m <= blockDim.x; all threads of
   /// the block call it. `scratch` is unused. Ends with a barrier.
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, T* /*scratch*/, Op op) {
+  template <class Tile, class T, class Op>
+  __device__ static void scan(Tile tile, unsigned m, T* /*scratch*/, Op op) {
     const unsigned i = threadIdx.x;
     __syncthreads();  // the tile is fully staged
     for (unsigned stride = 1; stride < m; stride *= 2) {

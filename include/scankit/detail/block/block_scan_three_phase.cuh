@@ -47,22 +47,27 @@ template <class Inner>
 struct block_scan_three_phase {
   /// Inclusive scan of tile[0, m) in place with runs of `items` per thread,
   /// m <= blockDim.x · items; `scratch` holds blockDim.x + 32 items. Ends with
-  /// a barrier.
-  template <class T, class Op>
-  __device__ static void scan(T* tile, unsigned m, unsigned items, T* scratch, Op op) {
+  /// a barrier. (A padded smem_tile keeps the runs free of bank conflicts.)
+  template <class Tile, class T, class Op>
+  __device__ static void scan(Tile tile, unsigned m, unsigned items, T* scratch, Op op) {
     const unsigned t = threadIdx.x;
     const unsigned begin = t * items;
     const unsigned end = begin + items < m ? begin + items : m;
     const unsigned runs = (m + items - 1) / items;
     __syncthreads();  // the tile is staged
     // Phase 1: each thread scans its own run.
-    for (unsigned k = begin + 1; k < end; ++k) tile[k] = op(tile[k - 1], tile[k]);
-    if (begin < end) scratch[t] = tile[end - 1];
+    if (begin < end) {
+      T running = tile[begin];
+      for (unsigned k = begin + 1; k < end; ++k) tile[k] = running = op(running, tile[k]);
+      scratch[t] = running;
+    }
     // Phase 2: scan of the run totals.
     Inner::scan(scratch, runs, scratch + blockDim.x, op);
     // Phase 3: each run adds the total of the runs before it.
-    if (t > 0 && begin < end)
-      for (unsigned k = begin; k < end; ++k) tile[k] = op(scratch[t - 1], tile[k]);
+    if (t > 0 && begin < end) {
+      const T carry = scratch[t - 1];
+      for (unsigned k = begin; k < end; ++k) tile[k] = op(carry, tile[k]);
+    }
     __syncthreads();
   }
 };

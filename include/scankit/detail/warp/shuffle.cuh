@@ -53,6 +53,20 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op, int count = warp_th
   return x;
 }
 
+// Ordered reduction of lanes [0, count): lane 0 ends with
+// x_0 ⊕ x_1 ⊕ ... ⊕ x_{count-1}. Lanes at or past `count` are never
+// combined, so their values may be anything.
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce(T x, int count, Op op) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int offset = 1; offset < warp_threads; offset <<= 1) {
+    T later = shfl_down(x, offset);
+    if (lane + offset < count) x = op(x, later);
+  }
+  return x;
+}
+
 // Ordered reduction of lanes [0, count) where HIGHER lanes hold EARLIER
 // elements: lane 0 ends with x_{count-1} ⊕ ... ⊕ x_1 ⊕ x_0. Lanes at or past
 // `count` are never combined, so their values may be anything.
