@@ -7,7 +7,9 @@
 // and no cuda_error can come first); n == 0 does nothing, even with null
 // pointers; operator names; scan_workspace_bytes. A [nogpu] test checks, on a
 // machine without a device, that a real call throws scankit::cuda_error that
-// says so. A [gpu] test runs int32 and double scans from this file.
+// says so. [gpu] tests run int32 and double scans, and the selection
+// primitives (compact, compact_if, partition_if, unique, run_length_encode),
+// from this file.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime_api.h>
@@ -317,4 +319,66 @@ TEST_CASE("host API scans run from a plain C++ translation unit", "[gpu][host_ap
   }
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("host API selection runs from a plain C++ translation unit", "[gpu][host_api]") {
+  // compact (bool flags), compact_if with a builder predicate, partition,
+  // unique and run_length_encode, each against a loop over the same data.
+  scankit::context ctx;
+  const unsigned seed = Catch::rngSeed();
+  CAPTURE(seed);
+  std::mt19937 gen(seed);
+  const std::size_t n = 100003;
+  std::vector<float> in(n);
+  std::vector<std::uint8_t> flags(n);  // bytes of 0/1, handed over as bool
+  for (std::size_t i = 0; i < n; ++i) {
+    in[i] = float(gen() % 16) - 4.0f;  // runs of equal neighbours happen
+    flags[i] = gen() % 3 == 0;
+  }
+  float *d_in = nullptr, *d_out = nullptr;
+  bool* d_flags = nullptr;
+  std::uint32_t* d_lengths = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d_in), n * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d_out), n * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d_flags), n) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&d_lengths), n * sizeof(std::uint32_t)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(d_in, in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(d_flags, flags.data(), n, cudaMemcpyHostToDevice) == cudaSuccess);
+  auto download = [&](std::size_t count) {
+    std::vector<float> h(count);
+    REQUIRE(cudaMemcpy(h.data(), d_out, count * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return h;
+  };
+
+  std::vector<float> expected;
+  for (std::size_t i = 0; i < n; ++i)
+    if (flags[i]) expected.push_back(in[i]);
+  CHECK(download(scankit::compact(ctx, d_in, d_flags, d_out, n)) == expected);
+
+  expected.clear();
+  for (float x : in)
+    if (x > 2.0f) expected.push_back(x);
+  CHECK(download(scankit::compact_if(ctx, d_in, d_out, n, scankit::greater(2))) == expected);
+
+  for (float x : in)
+    if (!(x > 2.0f)) expected.push_back(x);
+  CHECK(scankit::partition_if(ctx, d_in, d_out, n, scankit::greater(2.0f)) < n);
+  CHECK(download(n) == expected);
+
+  expected.clear();
+  std::vector<std::uint32_t> lengths;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || in[i] != in[i - 1]) expected.push_back(in[i]), lengths.push_back(0);
+    ++lengths.back();
+  }
+  CHECK(download(scankit::unique(ctx, d_in, d_out, n)) == expected);
+  const std::size_t runs = scankit::run_length_encode(ctx, d_in, d_out, d_lengths, n);
+  CHECK(download(runs) == expected);
+  std::vector<std::uint32_t> got_lengths(runs);
+  REQUIRE(cudaMemcpy(got_lengths.data(), d_lengths, runs * sizeof(std::uint32_t), cudaMemcpyDeviceToHost) ==
+          cudaSuccess);
+  CHECK(got_lengths == lengths);
+  for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_flags),
+                  static_cast<void*>(d_lengths)})
+    CHECK(cudaFree(p) == cudaSuccess);
 }

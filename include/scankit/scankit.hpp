@@ -5,3 +5,4 @@
 #include <scankit/error.hpp>
 #include <scankit/policy.hpp>
 #include <scankit/scan.hpp>
+#include <scankit/select.hpp>

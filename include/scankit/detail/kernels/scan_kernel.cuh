@@ -12,6 +12,7 @@
 #include <scankit/detail/lookback/tile_status.cuh>
 #include <scankit/detail/maybe.cuh>
 #include <scankit/detail/thread/bulk_copy.cuh>
+#include <scankit/detail/thread/shared_vector.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 
 #include <cstdint>
@@ -34,16 +35,6 @@ struct scan_launch {
 /// Dynamic shared memory of one block: the staged tile.
 template <class T, class Tuning>
 inline constexpr std::size_t staged_tile_bytes = tile_items<T, Tuning> * sizeof(T);
-
-template <class T, int Vec>
-__device__ __forceinline__ void load_shared_vector(const T* p, T (&v)[Vec]) {
-  if constexpr (Vec > 1) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    memcpy(v, &raw, sizeof(raw));
-  } else {
-    v[0] = p[0];
-  }
-}
 
 template <class T, int Vec>
 __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const T (&v)[Vec]) {

@@ -35,6 +35,10 @@ __device__ __forceinline__ T shfl_down(const T& v, int delta) {
   return shuffle_words(v, [delta](unsigned w) { return __shfl_down_sync(full_warp_mask, w, delta); });
 }
 template <class T>
+__device__ __forceinline__ T shfl_xor(const T& v, int lane_mask) {
+  return shuffle_words(v, [lane_mask](unsigned w) { return __shfl_xor_sync(full_warp_mask, w, lane_mask); });
+}
+template <class T>
 __device__ __forceinline__ T shfl_idx(const T& v, int src_lane) {
   return shuffle_words(v, [src_lane](unsigned w) { return __shfl_sync(full_warp_mask, w, src_lane); });
 }

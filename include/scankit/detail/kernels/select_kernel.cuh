@@ -1,0 +1,303 @@
+// detail/kernels/select_kernel.cuh — the single-pass selection kernel behind
+// compact, partition, unique and run-length encoding: count and scatter in one
+// kernel, tiles ordered by launch ticket, each tile's output position from the
+// decoupled look-back over the selected counts of the tiles before it.
+//
+// Per tile (one block):
+//   phase 0  ticket; one bulk copy (TMA) stages the tile's items in shared
+//            memory (thread loads for a misaligned input or a partial tile)
+//   phase 1  each thread evaluates the selector on its items (warp-striped
+//            16-byte vectors, as in the scan) and keeps the answers as one
+//            bit per item in a single register; warp totals
+//   phase 2  warp 0 scans the warp totals, looks back for the tile's prefix
+//            (count of selected items before it; for run-length encoding
+//            also the position of the last run head) and publishes its own
+//   phase 3  each warp walks its rounds again with the bits: a warp scan of
+//            the lanes' counts gives every selected item its output slot
+//
+// A call of more than 2^31 items runs as several launches ("chunks"); each
+// starts from the counts the previous one left in select_state, so positions
+// stay 32-bit inside a launch and 64-bit across them.
+#pragma once
+
+#include <scankit/detail/lookback/launch_ticket.cuh>
+#include <scankit/detail/lookback/look_back.cuh>
+#include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/thread/bulk_copy.cuh>
+#include <scankit/detail/thread/shared_vector.cuh>
+#include <scankit/detail/tuning/scan_tuning.hpp>
+#include <scankit/detail/warp/shuffle.cuh>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace scankit::detail {
+
+/// What the selected items become.
+enum class select_mode {
+  compact,            // selected items (and their values) in order
+  partition,          // selected items in order, then the rejected ones in order
+  run_length_encode,  // the selector marks run heads: head values, and run lengths
+};
+
+/// No values travel with the items.
+struct no_values {};
+
+/// Carried from one launch of a call to the next.
+struct select_carry {
+  std::uint64_t selected;   // items selected before the launch's first item
+  std::uint64_t last_head;  // run-length encoding: position of the last run head before it
+};
+
+/// Device-side state of one call (in the context's scratch memory).
+struct select_state {
+  select_carry carry[2];           // launch c reads carry[c % 2], its last tile writes carry[(c + 1) % 2]
+  std::uint64_t partition_total;   // partition: selected items in all of the input (counted first)
+  std::uint64_t count;             // the call's result: selected items, or runs
+};
+
+/// Look-back value of run-length encoding: run heads so far, and the
+/// launch-local position + 1 of the last of them (0: none yet). Positions
+/// grow with the tile order, so max combines them.
+struct run_prefix {
+  std::uint32_t count;
+  std::uint32_t last_head;
+};
+struct run_prefix_op {
+  __device__ __forceinline__ run_prefix operator()(const run_prefix& a, const run_prefix& b) const {
+    return {a.count + b.count, a.last_head > b.last_head ? a.last_head : b.last_head};
+  }
+};
+struct count_op {
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
+};
+struct max_u32_op {
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
+};
+
+/// Items per launch: the largest multiple of `tile` not above 2^31.
+constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t(1) << 31) / tile * tile; }
+
+/// Tile shape of the selection kernel: the scan's shapes with at most 32
+/// items per thread (one bit each in a register). 4-byte items: 384 threads
+/// × 8 rounds × 4 (48 KB); 8-byte: 256 × 12 × 2 (48 KB).
+template <class Item>
+struct default_select_tuning : scan_tuning<sizeof(Item) == 8 ? 256 : 384,
+                                           (sizeof(Item) == 8 ? 12 : 32 / vector_items<Item>)> {};
+
+template <class Item, class Value, class Selector>
+struct select_launch {
+  const Item* d_in;
+  const Value* d_values_in;  // compact: values moved with the selected items (or null)
+  Selector select;
+  Item* d_out;               // compact: selected items; partition: all items; RLE: run heads
+  Value* d_values_out;       // compact: their values; RLE: run lengths
+  std::size_t n;             // items of the whole call
+  std::size_t chunk_begin;   // first item of this launch
+  std::uint32_t chunk_items; // items of this launch
+  std::uint32_t num_tiles;
+  std::uint32_t chunk;       // index of this launch in the call
+  bool last_chunk;
+  bool bulk_loads;           // d_in 16-byte aligned: tiles arrive by bulk copy
+  select_state* d_state;
+  std::size_t* d_count;      // where the caller wants the count (or null)
+  std::uint64_t* d_status;   // [0] launch counter, [1 + t] tile words
+  void* d_status_scratch;    // split-layout values (run-length encoding)
+};
+
+/// Dynamic shared memory: 16 bytes holding the item before the tile (for
+/// selectors that compare neighbours), then the tile.
+template <class Item, class Tuning>
+inline constexpr std::size_t select_smem_bytes = 16 + tile_items<Item, Tuning> * sizeof(Item);
+
+template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
+__global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<Item, Value, Selector> L) {
+  constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<Item>;
+  constexpr int warps = threads / warp_threads;
+  constexpr unsigned tile_size = unsigned(tile_items<Item, Tuning>);
+  constexpr unsigned vec_mask = (1u << vec) - 1;
+  constexpr bool runs = Mode == select_mode::run_length_encode;
+  static_assert(rounds * vec <= 32, "one selection bit per item in one register");
+  static_assert(threads % warp_threads == 0, "whole warps");
+  using prefix_t = std::conditional_t<runs, run_prefix, std::uint32_t>;
+  using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
+
+  extern __shared__ uint4 select_smem[];
+  Item* const staged = reinterpret_cast<Item*>(select_smem + 1);  // staged[-1]: the item before the tile
+  __shared__ launch_ticket ticket;
+  __shared__ std::uint64_t tile_loaded;  // mbarrier of the bulk copy
+  __shared__ bool copied;
+  __shared__ prefix_t warp_prefix[warps];  // warp totals, then their exclusive prefixes
+  __shared__ prefix_t tile_prefix;         // selected (heads) in this launch before the tile
+  __shared__ select_carry carry;           // from the launches before this one
+
+  auto count_of = [](const prefix_t& p) -> std::uint32_t {
+    if constexpr (runs) return p.count; else return p;
+  };
+  const bool single_tile = L.num_tiles == 1;
+
+  // Phase 0: ticket, bulk copy of the tile, the incoming carry.
+  if (threadIdx.x == 0) {
+    ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
+    const std::size_t begin = std::size_t(ticket.tile) * tile_size;
+    copied = L.bulk_loads && begin + tile_size <= L.chunk_items;
+    if (copied) {
+      mbarrier_init(&tile_loaded);
+      bulk_load(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)), &tile_loaded);
+    }
+    if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
+    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+  }
+  __syncthreads();
+  const launch_ticket my = ticket;
+  const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
+  const unsigned thread_offset = unsigned(warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
+  const unsigned tile_begin = my.tile * tile_size;  // launch-local
+  const bool full_tile = tile_begin + tile_size <= L.chunk_items;
+  const std::size_t tile_global = L.chunk_begin + tile_begin;
+  auto round_offset = [&](int r) { return thread_offset + unsigned(r) * warp_threads * vec; };
+
+  // Without a bulk copy each thread loads its own slots; slots past the end
+  // get the launch's last item, so selectors only ever see input values.
+  if (copied) {
+    mbarrier_wait(&tile_loaded, 0);
+  } else {
+    const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
+#pragma unroll
+    for (int r = 0; r < rounds; ++r)
+#pragma unroll
+      for (int j = 0; j < vec; ++j) {
+        const unsigned k = round_offset(r) + j;
+        staged[k] = tile_begin + k < L.chunk_items ? L.d_in[tile_global + k] : last;
+      }
+    __syncthreads();
+  }
+
+  // Phase 1: one bit per item; the lane's count (and last head).
+  unsigned bits = 0;
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned k = round_offset(r);
+    Item v[vec];
+    load_shared_vector(staged + k, v);
+    const unsigned valid =
+        full_tile ? unsigned(vec) : (tile_begin + k < L.chunk_items ? L.chunk_items - (tile_begin + k) : 0);
+    unsigned b = L.select.template bits<vec>(v, staged + k, tile_global + k, valid);
+    if (valid < unsigned(vec)) b &= (1u << valid) - 1;
+    bits |= (b & vec_mask) << (r * vec);
+  }
+  // Launch-local position + 1 of the highest set bit of `b` in round r's bits.
+  auto last_head_of = [&](unsigned b, int r_of_bit_zero) -> std::uint32_t {
+    if (b == 0) return 0;
+    const int p = 31 - __clz(b) + r_of_bit_zero * vec;  // bit index within `bits`
+    return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
+  };
+  prefix_t lane_total;
+  if constexpr (runs) lane_total = {unsigned(__popc(bits)), last_head_of(bits, 0)};
+  else lane_total = unsigned(__popc(bits));
+  prefix_t warp_total = lane_total;
+#pragma unroll
+  for (int offset = 1; offset < warp_threads; offset <<= 1)
+    warp_total = prefix_op{}(warp_total, shfl_xor(warp_total, offset));  // count: sum, last head: max
+  if (lane == 0) warp_prefix[warp] = warp_total;
+  __syncthreads();
+
+  // Phase 2: warp 0 scans the warp totals and looks back for the tile prefix.
+  if (warp == 0) {
+    prefix_t w{};
+    if (lane < warps) w = warp_prefix[lane];
+    const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
+    const prefix_t tile_total = shfl_idx(inclusive_in_tile, warps - 1);
+    const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
+    if (lane < warps) warp_prefix[lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
+    const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
+    prefix_t before{};
+    if (my.tile == 0) {
+      if (!single_tile && lane == 0) status.publish(0, tile_state::inclusive, tile_total, my.tag);
+    } else {
+      if (lane == 0) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
+      before = warp_look_back<prefix_t>(status, my.tile, my.tag, prefix_op{});
+      if (lane == 0) status.publish(my.tile, tile_state::inclusive, prefix_op{}(before, tile_total), my.tag);
+    }
+    if (lane == 0) {
+      tile_prefix = before;
+      if (my.tile == L.num_tiles - 1) {
+        // The launch's last tile: hand the counts on, or finish the call.
+        const prefix_t all = prefix_op{}(before, tile_total);
+        select_carry out{carry.selected + count_of(all), carry.last_head};
+        if constexpr (runs)
+          if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+        if (!L.last_chunk) {
+          L.d_state->carry[(L.chunk + 1) % 2] = out;
+        } else {
+          L.d_state->count = out.selected;
+          if (L.d_count != nullptr) *L.d_count = out.selected;
+          if constexpr (runs)  // the last run ends with the input
+            if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  // Phase 3: every selected item to its slot.
+  prefix_t running = prefix_op{}(tile_prefix, warp_prefix[warp]);
+  const std::uint64_t base = carry.selected;
+  const std::uint64_t partition_total = Mode == select_mode::partition ? L.d_state->partition_total : 0;
+#pragma unroll
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned b = (bits >> (r * vec)) & vec_mask;
+    const unsigned lane_count = unsigned(__popc(b));
+    const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+    const unsigned exclusive = inclusive - lane_count;
+    const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
+    std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
+    std::uint32_t round_last = 0;
+    if constexpr (runs) {
+      const std::uint32_t lane_last = last_head_of(b, r);
+      std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
+      round_last = shfl_idx(scanned, warp_threads - 1);
+      scanned = shfl_up(scanned, 1);
+      prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
+    }
+    const unsigned k = round_offset(r);
+    const std::size_t g = tile_global + k;
+    if (Mode == select_mode::partition || b != 0) {
+      Item v[vec];
+      load_shared_vector(staged + k, v);
+      unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+#pragma unroll
+      for (int j = 0; j < vec; ++j) {
+        const bool selected = (b >> j) & 1u;
+        const std::uint64_t out = base + slot;
+        if constexpr (Mode == select_mode::partition) {
+          if (full_tile || tile_begin + k + j < L.chunk_items) {
+            if (selected) L.d_out[out] = v[j];
+            else L.d_out[partition_total + (g + j - out)] = v[j];
+          }
+        } else if (selected) {
+          L.d_out[out] = v[j];
+          if constexpr (runs) {
+            if (out > 0) {
+              const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
+              L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
+            }
+            prev_head = tile_begin + k + unsigned(j) + 1;
+          } else if constexpr (!std::is_same_v<Value, no_values>) {
+            L.d_values_out[out] = L.d_values_in[g + j];
+          }
+        }
+        slot += selected;
+      }
+    }
+    if constexpr (runs) {
+      running.count += round_total;
+      if (round_last > running.last_head) running.last_head = round_last;
+    } else {
+      running += round_total;
+    }
+  }
+}
+
+}  // namespace scankit::detail

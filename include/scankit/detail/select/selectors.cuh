@@ -1,0 +1,104 @@
+// detail/select/selectors.cuh — what the selection kernel asks of an item:
+// "is it selected?", one bit per item of a thread's vector.
+//
+// A selector has
+//   template <int Vec> unsigned bits(const Item (&v)[Vec], const Item* at, std::size_t g, unsigned valid)
+// v: the items g .. g + Vec − 1 (global indices), at: where v[0] sits (at[-1]
+// is the item before it, readable when g > 0), valid: how many of the Vec
+// items exist (bits past `valid` are ignored by the caller). Bit j answers
+// for item g + j.
+#pragma once
+
+#include <scankit/select_predicate.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace scankit::detail {
+
+/// Selects items whose flag is non-zero (flags[g] for item g).
+template <class Flag>
+struct flag_selector {
+  const Flag* d_flags;
+  bool vector_flags;  // d_flags aligned so that a vector's flags are one load
+
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned bits(const Item (&)[Vec], const Item*, std::size_t g, unsigned valid) const {
+    unsigned b = 0;
+    constexpr std::size_t pack_bytes = sizeof(Flag) * Vec;
+    if constexpr (pack_bytes == 2 || pack_bytes == 4 || pack_bytes == 8 || pack_bytes == 16) {
+      if (vector_flags && valid >= unsigned(Vec)) {
+        struct alignas(pack_bytes) pack { Flag f[Vec]; };
+        const pack p = *reinterpret_cast<const pack*>(d_flags + g);
+#pragma unroll
+        for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(p.f[j])) << j;
+        return b;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < Vec; ++j)
+      if (unsigned(j) < valid) b |= unsigned(static_cast<bool>(d_flags[g + j])) << j;
+    return b;
+  }
+};
+
+/// Selects items for which pred(item) is true.
+template <class Pred>
+struct predicate_selector {
+  Pred pred;
+
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
+    unsigned b = 0;
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(pred(v[j]))) << j;
+    return b;
+  }
+};
+
+/// Selects run heads: the first item, and every item not equal (eq) to the
+/// one before it.
+template <class Eq>
+struct run_head_selector {
+  Eq eq;
+
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item* at, std::size_t g, unsigned) const {
+    unsigned b = g == 0 || !eq(at[-1], v[0]) ? 1u : 0u;
+#pragma unroll
+    for (int j = 1; j < Vec; ++j) b |= unsigned(!eq(v[j - 1], v[j])) << j;
+    return b;
+  }
+};
+
+/// The host API's predicates (scankit/select_predicate.hpp), evaluated on the
+/// device. Comparisons are T's own: NaN fails all but not_equal.
+template <class T>
+struct compare_predicate {
+  predicate<T> p;
+
+  __device__ __forceinline__ bool operator()(const T& x) const {
+    switch (p.kind) {
+      case compare::not_zero: return x != T(0);
+      case compare::equal: return x == p.a;
+      case compare::not_equal: return x != p.a;
+      case compare::less: return x < p.a;
+      case compare::less_equal: return x <= p.a;
+      case compare::greater: return x > p.a;
+      case compare::greater_equal: return x >= p.a;
+      case compare::in_range: return p.a <= x && x < p.b;
+      case compare::outside_range: return !(p.a <= x && x < p.b);
+    }
+    return false;
+  }
+};
+
+/// a == b with T's operator== (so NaN != NaN and -0 == +0, as thrust::unique).
+struct equal_to {
+  template <class T>
+  __host__ __device__ __forceinline__ bool operator()(const T& a, const T& b) const {
+    return a == b;
+  }
+};
+
+}  // namespace scankit::detail

@@ -1,0 +1,779 @@
+// tests/test_select.cu — compaction, partition, unique and run-length
+// encoding: every host API item type against an independent host reference
+// and Thrust (copy_if, stable_partition_copy, unique, reduce_by_key), at
+// selection rates 0/1/50/99/100 %, runs of length 1 and very long runs, the
+// design.md sizes around the selection kernel's tile; poisoned outputs must
+// stay poisoned past the count. Also: the async twins (count in device
+// memory, also under graph capture), in-place compaction, key/value pairs,
+// every host predicate (NaN included), the template API with custom types
+// and functors, every scan policy, bad arguments (host tests), and [large]
+// calls past 2^31 items that run as several launches.
+#include "support/cuda_check.hpp"
+#include "support/random.hpp"
+
+#include <scankit/detail/kernels/select_kernel.cuh>
+#include <scankit/device/select.cuh>
+#include <scankit/scankit.hpp>
+
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/partition.h>
+#include <thrust/reduce.h>
+#include <thrust/unique.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace select_tests {
+
+using namespace sktest;
+using scankit::block_algorithm;
+using scankit::grid_strategy;
+using scankit::scan_policy;
+
+template <class T>
+constexpr std::size_t select_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T>>;
+
+/// Sizes around the selection tile (design.md's list).
+template <class T>
+std::vector<std::size_t> select_sizes() {
+  const std::size_t tile = select_tile<T>;
+  return {1, 31, 32, 33, tile - 1, tile, tile + 1, 3 * tile + 1, 40 * tile - 1, 100003, std::size_t(1) << 20};
+}
+
+// ---- host references -----------------------------------------------------------
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// The items whose flag is set, in order.
+template <class T, class Flag>
+std::vector<T> reference_compact(const std::vector<T>& in, const std::vector<Flag>& flags) {
+  std::vector<T> out;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (flags[i]) out.push_back(in[i]);
+  return out;
+}
+
+/// Selected in order, then rejected in order.
+template <class T, class Flag>
+std::vector<T> reference_partition(const std::vector<T>& in, const std::vector<Flag>& flags) {
+  std::vector<T> out = reference_compact(in, flags);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (!flags[i]) out.push_back(in[i]);
+  return out;
+}
+
+/// Run heads under operator== (NaN starts a run of its own).
+template <class T>
+std::vector<std::uint8_t> reference_heads(const std::vector<T>& in) {
+  std::vector<std::uint8_t> heads(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) heads[i] = i == 0 || !(in[i - 1] == in[i]);
+  return heads;
+}
+
+template <class T>
+std::vector<std::uint64_t> reference_run_lengths(const std::vector<T>& in) {
+  std::vector<std::uint64_t> lengths;
+  const std::vector<std::uint8_t> heads = reference_heads(in);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (heads[i]) lengths.push_back(0);
+    ++lengths.back();
+  }
+  return lengths;
+}
+
+// ---- inputs ----------------------------------------------------------------------
+
+/// How flags of type Flag are held on the host (bool as bytes of 0 or 1:
+/// std::vector<bool> has no contiguous storage).
+template <class Flag>
+using flag_storage = std::conditional_t<std::is_same_v<Flag, bool>, std::uint8_t, Flag>;
+
+/// Flags set with probability rate/100 (exactly none / all at 0 and 100).
+template <class Flag>
+std::vector<flag_storage<Flag>> make_flags(std::size_t n, int rate_percent, rng& r) {
+  std::vector<flag_storage<Flag>> flags(n);
+  for (auto& f : flags) {
+    const bool on = rate_percent >= 100 || (rate_percent > 0 && r.below(100) < std::uint64_t(rate_percent));
+    if constexpr (std::is_same_v<Flag, std::int32_t>) f = on ? Flag(1 + r.below(1000)) * (r.coin() ? 1 : -1) : 0;
+    else if constexpr (std::is_same_v<Flag, std::uint8_t>) f = on ? Flag(1 + r.below(255)) : 0;  // any non-zero byte
+    else f = on ? 1 : 0;
+  }
+  return flags;
+}
+
+/// Runs of random lengths with mean `mean_run` (1: every item differs from
+/// its neighbour with high probability). Values come from make_input, so
+/// floats stay on a grid and equal values are equal bits.
+template <class T>
+std::vector<T> make_runs(std::size_t n, double mean_run, rng& r) {
+  std::vector<T> values = make_input<T>(n, value_kind::full_range, r);
+  std::vector<T> in(n);
+  std::size_t v = 0;
+  for (std::size_t i = 0; i < n; ++v) {
+    std::size_t len = mean_run <= 1.0 ? 1 : 1 + std::size_t(r.below(std::uint64_t(2 * mean_run - 1)));
+    for (std::size_t j = 0; j < len && i < n; ++j) in[i++] = values[v % n];
+  }
+  return in;
+}
+
+// ---- checks ----------------------------------------------------------------------
+
+/// got[0, expected.size()) == expected bit for bit, count right, and the rest
+/// of got still poisoned (nothing written past the count).
+template <class T>
+void check_selected(const std::vector<T>& got, std::size_t count, const std::vector<T>& expected,
+                    const char* what) {
+  INFO(what);
+  REQUIRE(count == expected.size());
+  std::size_t bad = 0, first = count;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!same_bits(got[i], expected[i]) && bad++ == 0) first = i;
+  INFO("first mismatch at " << first << " of " << count);
+  CHECK(bad == 0);
+  std::size_t written_past = 0;
+  for (std::size_t i = count; i < got.size(); ++i) written_past += !is_poison(got[i]);
+  CHECK(written_past == 0);
+}
+
+std::size_t read_device_count(const device_buffer<std::size_t>& d_count, cudaStream_t stream) {
+  return d_count.download(stream).at(0);
+}
+
+// ---- 1. compact by flags, every type × flag type × rate × size ---------------------
+
+struct flag_is_set {
+  template <class Flag>
+  __device__ bool operator()(const Flag& f) const {
+    return static_cast<bool>(f);
+  }
+};
+
+template <class T, class Flag>
+void compact_flags_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, int rate, bool async) {
+  const std::string key = std::string("select/compact/") + type_name<T>() + "/" + std::to_string(sizeof(Flag)) + "/" +
+                          std::to_string(n) + "/" + std::to_string(rate);
+  const std::uint64_t seed = case_seed(key);
+  CAPTURE(type_name<T>(), sizeof(Flag), n, rate, async, seed);
+  rng r(seed);
+  const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
+  const std::vector<flag_storage<Flag>> flags = make_flags<Flag>(n, rate, r);
+  const std::vector<T> expected = reference_compact(in, flags);
+  device_buffer<T> d_in(n), d_out(n);
+  device_buffer<flag_storage<Flag>> d_flags_storage(n);
+  const Flag* const d_flags = reinterpret_cast<const Flag*>(d_flags_storage.data());
+  device_buffer<std::size_t> d_count(1);
+  d_in.upload(in, stream);
+  d_flags_storage.upload(flags, stream);
+  d_out.poison(stream);
+  d_count.poison(stream);
+  std::size_t count = 0;
+  if (async) {
+    scankit::compact_async(ctx, d_in.data(), d_flags, d_out.data(), n, d_count.data());
+    count = read_device_count(d_count, stream);
+  } else {
+    count = scankit::compact(ctx, d_in.data(), d_flags, d_out.data(), n);
+  }
+  check_selected(d_out.download(stream), count, expected, "scankit::compact vs host reference");
+  // Thrust on the same device data.
+  device_buffer<T> d_thrust(n);
+  T* const end = thrust::copy_if(thrust::cuda::par.on(stream), d_in.data(), d_in.data() + n, d_flags, d_thrust.data(),
+                                 flag_is_set{});
+  SKTEST_CUDA(cudaStreamSynchronize(stream));
+  const std::size_t thrust_count = std::size_t(end - d_thrust.data());
+  CHECK(thrust_count == count);
+  check_selected(d_thrust.download(stream, 0, thrust_count), thrust_count, expected, "thrust::copy_if vs host reference");
+}
+
+TEMPLATE_TEST_CASE("compact by flags equals the host reference and thrust::copy_if", "[gpu][select]", std::int32_t,
+                   std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : select_sizes<T>())
+    for (int rate : {0, 1, 50, 99, 100}) {
+      compact_flags_case<T, std::uint8_t>(ctx, stream, n, rate, false);
+      compact_flags_case<T, bool>(ctx, stream, n, rate, n % 2 == 0);
+      compact_flags_case<T, std::int32_t>(ctx, stream, n, rate, true);
+    }
+  compact_flags_case<T, std::uint8_t>(ctx, stream, std::size_t(1) << 24, 50, true);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 2. compact_if / partition_if with every host predicate -------------------------
+
+template <class T>
+bool host_predicate(const scankit::predicate<T>& p, T x) {
+  using scankit::compare;
+  switch (p.kind) {
+    case compare::not_zero: return x != T(0);
+    case compare::equal: return x == p.a;
+    case compare::not_equal: return x != p.a;
+    case compare::less: return x < p.a;
+    case compare::less_equal: return x <= p.a;
+    case compare::greater: return x > p.a;
+    case compare::greater_equal: return x >= p.a;
+    case compare::in_range: return p.a <= x && x < p.b;
+    case compare::outside_range: return !(p.a <= x && x < p.b);
+  }
+  return false;
+}
+
+/// Small values (many equal to the bounds), zeros, and for floats NaN and ±0.
+template <class T>
+std::vector<T> make_predicate_input(std::size_t n, rng& r) {
+  std::vector<T> in(n);
+  for (auto& x : in) {
+    const std::uint64_t pick = r.below(20);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (pick == 0) x = std::numeric_limits<T>::quiet_NaN();
+      else if (pick == 1) x = T(-0.0);
+      else if (pick == 2) x = std::numeric_limits<T>::infinity();
+      else x = T(int(r.below(21)) - (std::is_signed_v<T> ? 10 : 0));
+    } else {
+      x = T(int(r.below(21)) - (std::is_signed_v<T> ? 10 : 0));
+      (void)pick;
+    }
+  }
+  return in;
+}
+
+TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[gpu][select]", std::int32_t,
+                   std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+  using T = TestType;
+  using scankit::compare;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  const compare kinds[] = {compare::not_zero, compare::equal,         compare::not_equal,
+                           compare::less,     compare::less_equal,    compare::greater,
+                           compare::greater_equal, compare::in_range, compare::outside_range};
+  for (std::size_t n : {std::size_t(1000), 3 * select_tile<T> + 7}) {
+    const std::uint64_t seed = case_seed(std::string("select/predicate/") + type_name<T>() + "/" + std::to_string(n));
+    rng r(seed);
+    const std::vector<T> in = make_predicate_input<T>(n, r);
+    device_buffer<T> d_in(n), d_out(n);
+    device_buffer<std::size_t> d_count(1);
+    d_in.upload(in, stream);
+    for (compare kind : kinds) {
+      const scankit::predicate<T> pred{kind, T(3), T(7)};
+      CAPTURE(type_name<T>(), n, int(kind), seed);
+      std::vector<std::uint8_t> flags(n);
+      for (std::size_t i = 0; i < n; ++i) flags[i] = host_predicate(pred, in[i]);
+      d_out.poison(stream);
+      const std::size_t count = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, pred);
+      check_selected(d_out.download(stream), count, reference_compact(in, flags), "compact_if");
+      d_out.poison(stream);
+      scankit::partition_if_async(ctx, d_in.data(), d_out.data(), n, pred, d_count.data());
+      const std::size_t selected = read_device_count(d_count, stream);
+      CHECK(selected == count);
+      check_selected(d_out.download(stream), n, reference_partition(in, flags), "partition_if");
+    }
+    // The builders convert their bounds to the item type.
+    d_out.poison(stream);
+    const std::size_t in_range = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, scankit::in_range(2, 5));
+    std::size_t expected = 0;
+    for (const T& x : in) expected += T(2) <= x && x < T(5);
+    CHECK(in_range == expected);
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 3. partition by flags vs Thrust ------------------------------------------------
+
+TEMPLATE_TEST_CASE("partition by flags is stable and equals thrust::stable_partition_copy", "[gpu][select]",
+                   std::int32_t, std::uint64_t, float, double) {
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : select_sizes<T>())
+    for (int rate : {0, 1, 50, 99, 100}) {
+      const std::uint64_t seed =
+          case_seed(std::string("select/partition/") + type_name<T>() + "/" + std::to_string(n) + "/" + std::to_string(rate));
+      CAPTURE(type_name<T>(), n, rate, seed);
+      rng r(seed);
+      const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
+      const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, rate, r);
+      device_buffer<T> d_in(n), d_out(n), d_true(n), d_false(n);
+      device_buffer<std::uint8_t> d_flags(n);
+      d_in.upload(in, stream);
+      d_flags.upload(flags, stream);
+      d_out.poison(stream);
+      const std::size_t count = scankit::partition(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
+      const std::vector<T> expected = reference_partition(in, flags);
+      check_selected(d_out.download(stream), n, expected, "partition vs host reference");
+      CHECK(count == reference_compact(in, flags).size());
+      const auto ends = thrust::stable_partition_copy(thrust::cuda::par.on(stream), d_in.data(), d_in.data() + n,
+                                                      d_flags.data(), d_true.data(), d_false.data(), flag_is_set{});
+      SKTEST_CUDA(cudaStreamSynchronize(stream));
+      const std::size_t thrust_true = std::size_t(ends.first - d_true.data());
+      CHECK(thrust_true == count);
+      std::vector<T> thrust_result = d_true.download(stream, 0, thrust_true);
+      const std::vector<T> rejected = d_false.download(stream, 0, n - thrust_true);
+      thrust_result.insert(thrust_result.end(), rejected.begin(), rejected.end());
+      check_selected(thrust_result, n, expected, "thrust::stable_partition_copy vs host reference");
+    }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 4. unique and run-length encoding vs Thrust --------------------------------------
+
+template <class T>
+void unique_rle_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, double mean_run, bool nan_runs) {
+  const std::uint64_t seed = case_seed(std::string("select/runs/") + type_name<T>() + "/" + std::to_string(n) + "/" +
+                                       std::to_string(mean_run) + "/" + std::to_string(nan_runs));
+  CAPTURE(type_name<T>(), n, mean_run, nan_runs, seed);
+  rng r(seed);
+  std::vector<T> in = make_runs<T>(n, mean_run, r);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (nan_runs)  // NaN never equals itself; -0 equals +0
+      for (std::size_t i = 0; i + 3 < n; i += 1 + std::size_t(r.below(50))) {
+        in[i] = std::numeric_limits<T>::quiet_NaN();
+        in[i + 1] = std::numeric_limits<T>::quiet_NaN();
+        in[i + 2] = T(0.0);
+        in[i + 3] = T(-0.0);
+      }
+  }
+  const std::vector<std::uint8_t> heads = reference_heads(in);
+  const std::vector<T> expected_unique = reference_compact(in, heads);
+  const std::vector<std::uint64_t> expected_lengths = reference_run_lengths(in);
+  device_buffer<T> d_in(n), d_out(n), d_thrust(n);
+  device_buffer<std::uint32_t> d_lengths32(n), d_thrust_counts(n);
+  device_buffer<std::uint64_t> d_lengths64(n);
+  device_buffer<std::size_t> d_count(1);
+  d_in.upload(in, stream);
+
+  d_out.poison(stream);
+  const std::size_t unique_count = scankit::unique(ctx, d_in.data(), d_out.data(), n);
+  check_selected(d_out.download(stream), unique_count, expected_unique, "unique vs host reference");
+
+  d_out.poison(stream);
+  d_lengths32.poison(stream);
+  const std::size_t runs = scankit::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths32.data(), n);
+  check_selected(d_out.download(stream), runs, expected_unique, "run_length_encode heads vs host reference");
+  std::vector<std::uint32_t> expected32(expected_lengths.begin(), expected_lengths.end());
+  check_selected(d_lengths32.download(stream), runs, expected32, "run lengths (uint32) vs host reference");
+
+  d_out.poison(stream);
+  d_lengths64.poison(stream);
+  d_count.poison(stream);
+  scankit::run_length_encode_async(ctx, d_in.data(), d_out.data(), d_lengths64.data(), n, d_count.data());
+  const std::size_t runs_async = read_device_count(d_count, stream);
+  CHECK(runs_async == runs);
+  check_selected(d_lengths64.download(stream), runs_async, expected_lengths, "run lengths (uint64) vs host reference");
+
+  // Thrust: unique, and reduce_by_key of ones for the lengths.
+  SKTEST_CUDA(cudaMemcpyAsync(d_thrust.data(), d_in.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  T* const unique_end = thrust::unique(thrust::cuda::par.on(stream), d_thrust.data(), d_thrust.data() + n);
+  SKTEST_CUDA(cudaStreamSynchronize(stream));
+  CHECK(std::size_t(unique_end - d_thrust.data()) == unique_count);
+  // thrust::reduce_by_key splits runs that operator== joins when NaN or ±0
+  // are involved (measured: more runs than thrust::unique on the same data),
+  // so it is an oracle for ordinary values only.
+  if (nan_runs) return;
+  device_buffer<T> d_keys(n);
+  const auto ends = thrust::reduce_by_key(thrust::cuda::par.on(stream), d_in.data(), d_in.data() + n,
+                                          thrust::constant_iterator<std::uint32_t>(1), d_keys.data(),
+                                          d_thrust_counts.data());
+  SKTEST_CUDA(cudaStreamSynchronize(stream));
+  const std::size_t thrust_runs = std::size_t(ends.first - d_keys.data());
+  CHECK(thrust_runs == runs);
+  check_selected(d_thrust_counts.download(stream, 0, thrust_runs), thrust_runs, expected32,
+                 "thrust::reduce_by_key counts vs host reference");
+}
+
+TEMPLATE_TEST_CASE("unique and run_length_encode equal the host reference, thrust::unique and reduce_by_key",
+                   "[gpu][select]", std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : select_sizes<T>())
+    for (double mean_run : {1.0, 2.0, 50.0}) unique_rle_case<T>(ctx, stream, n, mean_run, false);
+  // Very long runs: runs spanning many tiles, and one run of everything.
+  unique_rle_case<T>(ctx, stream, std::size_t(1) << 20, 100000.0, false);
+  unique_rle_case<T>(ctx, stream, 77 * select_tile<T> + 5, 1e12, false);
+  if constexpr (std::is_floating_point_v<T>) unique_rle_case<T>(ctx, stream, 100003, 3.0, true);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 5. key/value pairs ----------------------------------------------------------------
+
+template <class K, class V>
+void pairs_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, int rate) {
+  const std::uint64_t seed = case_seed(std::string("select/pairs/") + type_name<K>() + "/" + type_name<V>() + "/" +
+                                       std::to_string(n) + "/" + std::to_string(rate));
+  CAPTURE(type_name<K>(), type_name<V>(), n, rate, seed);
+  rng r(seed);
+  const std::vector<K> keys = make_input<K>(n, value_kind::full_range, r);
+  const std::vector<V> values = make_input<V>(n, value_kind::full_range, r);
+  const std::vector<std::int32_t> flags = make_flags<std::int32_t>(n, rate, r);
+  device_buffer<K> d_keys(n), d_keys_out(n);
+  device_buffer<V> d_values(n), d_values_out(n);
+  device_buffer<std::int32_t> d_flags(n);
+  device_buffer<std::size_t> d_count(1);
+  d_keys.upload(keys, stream);
+  d_values.upload(values, stream);
+  d_flags.upload(flags, stream);
+  d_keys_out.poison(stream);
+  d_values_out.poison(stream);
+  const std::size_t count = scankit::compact_pairs(ctx, d_keys.data(), d_values.data(), d_flags.data(),
+                                                   d_keys_out.data(), d_values_out.data(), n);
+  check_selected(d_keys_out.download(stream), count, reference_compact(keys, flags), "compact_pairs keys");
+  check_selected(d_values_out.download(stream), count, reference_compact(values, flags), "compact_pairs values");
+
+  // By a predicate on the keys: the upper half of the key range.
+  const K threshold = K(0);
+  std::vector<std::uint8_t> by_key(n);
+  for (std::size_t i = 0; i < n; ++i) by_key[i] = keys[i] > threshold;
+  d_keys_out.poison(stream);
+  d_values_out.poison(stream);
+  scankit::compact_pairs_if_async(ctx, d_keys.data(), d_values.data(), d_keys_out.data(), d_values_out.data(), n,
+                                  scankit::greater(threshold), d_count.data());
+  const std::size_t count_if = read_device_count(d_count, stream);
+  check_selected(d_keys_out.download(stream), count_if, reference_compact(keys, by_key), "compact_pairs_if keys");
+  check_selected(d_values_out.download(stream), count_if, reference_compact(values, by_key), "compact_pairs_if values");
+}
+
+TEST_CASE("compact_pairs moves the values of the selected keys", "[gpu][select]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : {std::size_t(1), std::size_t(33), select_tile<double> + 1, std::size_t(100003)})
+    for (int rate : {0, 50, 100}) {
+      pairs_case<std::int32_t, double>(ctx, stream, n, rate);
+      pairs_case<std::uint64_t, float>(ctx, stream, n, rate);
+      pairs_case<float, std::uint32_t>(ctx, stream, n, rate);
+      pairs_case<double, std::int64_t>(ctx, stream, n, rate);
+    }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 6. in place, misaligned, n == 0, graph capture ---------------------------------------
+
+TEST_CASE("compact, unique and run_length_encode work in place", "[gpu][select][sanitize]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : {std::size_t(5), select_tile<std::uint32_t> + 3, 7 * select_tile<std::uint32_t> + 1}) {
+    const std::uint64_t seed = case_seed("select/in_place/" + std::to_string(n));
+    CAPTURE(n, seed);
+    rng r(seed);
+    const std::vector<std::uint32_t> in = make_runs<std::uint32_t>(n, 3.0, r);
+    const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 60, r);
+    device_buffer<std::uint32_t> d_data(n), d_lengths(n);
+    device_buffer<std::uint8_t> d_flags(n);
+    d_flags.upload(flags, stream);
+
+    d_data.upload(in, stream);
+    const std::size_t kept = scankit::compact(ctx, d_data.data(), d_flags.data(), d_data.data(), n);
+    const std::vector<std::uint32_t> expected = reference_compact(in, flags);
+    REQUIRE(kept == expected.size());
+    CHECK(d_data.download(stream, 0, kept) == expected);
+
+    d_data.upload(in, stream);
+    const std::size_t uniques = scankit::unique(ctx, d_data.data(), d_data.data(), n);
+    const std::vector<std::uint32_t> expected_unique = reference_compact(in, reference_heads(in));
+    REQUIRE(uniques == expected_unique.size());
+    CHECK(d_data.download(stream, 0, uniques) == expected_unique);
+
+    d_data.upload(in, stream);
+    const std::size_t runs = scankit::run_length_encode(ctx, d_data.data(), d_data.data(), d_lengths.data(), n);
+    REQUIRE(runs == expected_unique.size());
+    CHECK(d_data.download(stream, 0, runs) == expected_unique);
+    const std::vector<std::uint64_t> lengths = reference_run_lengths(in);
+    CHECK(d_lengths.download(stream, 0, runs) == std::vector<std::uint32_t>(lengths.begin(), lengths.end()));
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture", "[gpu][select]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  const std::size_t n = 5 * select_tile<std::uint32_t> + 17;
+  rng r(case_seed("select/contract"));
+  const std::vector<std::uint32_t> in = make_input<std::uint32_t>(n, value_kind::full_range, r);
+  const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 30, r);
+  device_buffer<std::uint32_t> d_in(n + 4), d_out(n + 4);
+  device_buffer<std::uint8_t> d_flags(n + 4);
+  device_buffer<std::size_t> d_count(1);
+
+  // Misaligned items and flags: the thread-load paths.
+  for (std::size_t shift : {std::size_t(1), std::size_t(3)}) {
+    CAPTURE(shift);
+    d_in.upload(in, stream, shift);
+    d_flags.upload(flags, stream, shift);
+    d_out.poison(stream);
+    const std::size_t count = scankit::compact(ctx, d_in.data() + shift, d_flags.data() + shift, d_out.data() + 1, n);
+    const std::vector<std::uint32_t> expected = reference_compact(in, flags);
+    REQUIRE(count == expected.size());
+    CHECK(d_out.download(stream, 1, count) == expected);
+    CHECK(is_poison(d_out.download(stream, 0, 1)[0]));
+  }
+
+  // n == 0: count 0, async count written, nothing else touched.
+  d_count.poison(stream);
+  CHECK(scankit::compact(ctx, d_in.data(), d_flags.data(), d_out.data(), 0) == 0);
+  scankit::compact_async(ctx, d_in.data(), d_flags.data(), d_out.data(), 0, d_count.data());
+  CHECK(read_device_count(d_count, stream) == 0);
+
+  // Graph capture of the async twin, replayed on fresh input.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  d_in.upload(in, stream);
+  d_flags.upload(flags, stream);
+  SKTEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  scankit::compact_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+  SKTEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  SKTEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    const std::vector<std::uint8_t> fresh = make_flags<std::uint8_t>(n, 10 + 40 * replay, r);
+    d_flags.upload(fresh, stream);
+    d_out.poison(stream);
+    SKTEST_CUDA(cudaGraphLaunch(exec, stream));
+    const std::size_t count = read_device_count(d_count, stream);
+    const std::vector<std::uint32_t> expected = reference_compact(in, fresh);
+    CAPTURE(replay);
+    REQUIRE(count == expected.size());
+    CHECK(d_out.download(stream, 0, count) == expected);
+  }
+  SKTEST_CUDA(cudaGraphExecDestroy(exec));
+  SKTEST_CUDA(cudaGraphDestroy(graph));
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 7. template API: custom types and functors ------------------------------------------
+
+struct particle {
+  float x, y;
+  std::int32_t cell;
+  std::uint32_t id;
+};
+
+struct alive {
+  __device__ bool operator()(const particle& p) const { return p.x * p.x + p.y * p.y < 1.0f; }
+};
+struct odd_id {
+  __device__ bool operator()(const particle& p) const { return p.id % 2 == 1; }
+};
+struct same_cell {
+  __device__ bool operator()(const particle& a, const particle& b) const { return a.cell == b.cell; }
+};
+
+TEST_CASE("template API: custom item types, predicates and equality", "[gpu][select][sanitize]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(20011)}) {
+    const std::uint64_t seed = case_seed("select/template/" + std::to_string(n));
+    CAPTURE(n, seed);
+    rng r(seed);
+    std::vector<particle> in(n);
+    std::int32_t cell = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (r.below(4) == 0) ++cell;
+      in[i] = {float(r.below(2000)) / 1000.f - 1.f, float(r.below(2000)) / 1000.f - 1.f, cell, std::uint32_t(i)};
+    }
+    device_buffer<particle> d_in(n), d_out(n);
+    device_buffer<std::size_t> d_count(1);
+    d_in.upload(in, stream);
+
+    std::vector<std::uint8_t> live(n), heads(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      live[i] = in[i].x * in[i].x + in[i].y * in[i].y < 1.0f;
+      heads[i] = i == 0 || in[i - 1].cell != in[i].cell;
+    }
+    d_out.poison(stream);
+    const std::size_t kept = scankit::device::compact_if(ctx, d_in.data(), d_out.data(), n, alive{});
+    const std::vector<particle> got = d_out.download(stream);
+    const std::vector<particle> expected = reference_compact(in, live);
+    check_selected(got, kept, expected, "compact_if(alive)");
+
+    d_out.poison(stream);
+    scankit::device::unique_async(ctx, d_in.data(), d_out.data(), n, d_count.data(), same_cell{});
+    const std::size_t cells = read_device_count(d_count, stream);
+    check_selected(d_out.download(stream), cells, reference_compact(in, heads), "unique(same_cell)");
+
+    // A stable partition, and a run_length_encode with a custom equality.
+    d_out.poison(stream);
+    const std::size_t odd =
+        scankit::device::partition_if(ctx, d_in.data(), d_out.data(), n, odd_id{});
+    CHECK(odd == n / 2);
+    device_buffer<std::uint32_t> d_lengths(n);
+    const std::size_t runs =
+        scankit::device::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n, same_cell{});
+    CHECK(runs == cells);
+    std::vector<std::uint32_t> lengths;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (heads[i]) lengths.push_back(0);
+      ++lengths.back();
+    }
+    CHECK(d_lengths.download(stream, 0, runs) == lengths);
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 8. every scan policy ----------------------------------------------------------------
+
+TEST_CASE("every scan policy gives the same compaction, partition, unique and run lengths", "[gpu][select][policy]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (const scan_policy& policy : scankit::all_scan_policies()) {
+    const std::string policy_name = std::string(scankit::to_string(policy.grid)) + "/" + scankit::to_string(policy.block);
+    for (std::size_t n : {std::size_t(1), std::size_t(1000), 3 * select_tile<std::uint32_t> + 5, std::size_t(200003)}) {
+      if (policy.grid == grid_strategy::chained && n > 100000) continue;  // serial by design; small sizes suffice
+      const std::uint64_t seed = case_seed("select/policy/" + policy_name + "/" + std::to_string(n));
+      CAPTURE(policy_name, n, seed);
+      rng r(seed);
+      const std::vector<std::int64_t> in = make_runs<std::int64_t>(n, 2.5, r);
+      const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 50, r);
+      device_buffer<std::int64_t> d_in(n), d_out(n);
+      device_buffer<std::uint8_t> d_flags(n);
+      device_buffer<std::uint64_t> d_lengths(n);
+      device_buffer<std::size_t> d_count(1);
+      d_in.upload(in, stream);
+      d_flags.upload(flags, stream);
+
+      d_out.poison(stream);
+      const std::size_t kept = scankit::compact(ctx, d_in.data(), d_flags.data(), d_out.data(), n, policy);
+      check_selected(d_out.download(stream), kept, reference_compact(in, flags), "compact");
+
+      d_out.poison(stream);
+      scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data(), policy);
+      CHECK(read_device_count(d_count, stream) == kept);
+      check_selected(d_out.download(stream), n, reference_partition(in, flags), "partition");
+
+      d_out.poison(stream);
+      d_lengths.poison(stream);
+      const std::size_t runs = scankit::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n, policy);
+      check_selected(d_out.download(stream), runs, reference_compact(in, reference_heads(in)), "run heads");
+      check_selected(d_lengths.download(stream), runs, reference_run_lengths(in), "run lengths");
+
+      // In place under the textbook path too.
+      const std::size_t uniques = scankit::unique(ctx, d_in.data(), d_in.data(), n, policy);
+      check_selected(d_in.download(stream, 0, uniques), uniques, reference_compact(in, reference_heads(in)),
+                     "unique in place");
+    }
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// ---- 9. bad arguments (host: nothing is launched) -------------------------------------------
+
+TEST_CASE("selection rejects bad arguments before any launch", "[select]") {
+  scankit::context ctx;
+  // Fake device addresses, far apart; never dereferenced (every call throws first).
+  auto* a = reinterpret_cast<std::uint32_t*>(std::uintptr_t(1) << 40);
+  auto* b = reinterpret_cast<std::uint32_t*>(std::uintptr_t(2) << 40);
+  auto* flags = reinterpret_cast<std::uint8_t*>(std::uintptr_t(3) << 40);
+  auto* values = reinterpret_cast<double*>(std::uintptr_t(4) << 40);
+  auto* lengths = reinterpret_cast<std::uint32_t*>(std::uintptr_t(6) << 40);
+  std::uint32_t* null = nullptr;
+  const std::size_t n = 1000;
+  using std::invalid_argument;
+
+  CHECK_THROWS_AS(scankit::compact(ctx, null, flags, b, n), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact(ctx, a, static_cast<std::uint8_t*>(nullptr), b, n), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact(ctx, a, flags, null, n), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact(ctx, a, flags, a + 1, n), invalid_argument);  // partial overlap
+  CHECK_THROWS_AS(scankit::compact(ctx, a, reinterpret_cast<std::uint8_t*>(b), b, n), invalid_argument);  // flags under output
+  CHECK_THROWS_AS(scankit::compact_async(ctx, a, flags, b, n, nullptr), invalid_argument);
+  CHECK_THROWS_AS(scankit::partition(ctx, a, flags, a, n), invalid_argument);  // no in-place partition
+  CHECK_THROWS_AS(scankit::partition_if(ctx, a, a + 10, n, scankit::greater(1)), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact_pairs(ctx, a, values, flags, b, values, n), invalid_argument);  // values in place
+  CHECK_THROWS_AS(scankit::compact_pairs(ctx, a, values, flags, b, static_cast<double*>(nullptr), n), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact_pairs(ctx, a, values, flags, b, reinterpret_cast<double*>(b), n), invalid_argument);
+  CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, b, reinterpret_cast<std::uint32_t*>(b), n), invalid_argument);
+  CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, b, static_cast<std::uint32_t*>(nullptr), n), invalid_argument);
+  CHECK_THROWS_AS(scankit::unique_async(ctx, a, b, n, nullptr), invalid_argument);
+  // uint32 run lengths cannot hold a run of 2^32 items.
+  CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, reinterpret_cast<std::uint32_t*>(std::uintptr_t(1) << 46), lengths,
+                                             std::size_t(1) << 32),
+                  invalid_argument);
+  // A policy with bad sizes is rejected even for n == 0.
+  const scan_policy bad{grid_strategy::reduce_then_scan, block_algorithm::kogge_stone, 2000, 0};
+  CHECK_THROWS_AS(scankit::compact(ctx, a, flags, b, 0, bad), invalid_argument);
+  CHECK_THROWS_AS(scankit::unique(ctx, a, b, n, bad), invalid_argument);
+  // Error messages name the call.
+  try {
+    scankit::partition(ctx, a, flags, a, n);
+    FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("scankit::partition") != std::string::npos);
+  }
+}
+
+// ---- 10. [large]: several launches ----------------------------------------------------------
+
+__host__ __device__ inline std::uint32_t large_item(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed + i * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return std::uint32_t(z ^ (z >> 31));
+}
+/// Runs of 1..16 equal items: item i's value is the hash of its run number.
+__host__ __device__ inline std::uint32_t large_run_item(std::uint64_t seed, std::uint64_t i) {
+  return large_item(seed, i / 16 * 2 + (large_item(seed ^ 1, i / 16) % 16 <= i % 16 ? 1 : 0));
+}
+
+__global__ void fill_large(std::uint32_t* d, std::size_t n, std::uint64_t seed, bool runs) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    d[i] = runs ? large_run_item(seed, i) : large_item(seed, i);
+}
+
+TEST_CASE("compact_if and run_length_encode past 2^31 items (several launches)", "[gpu][large][select]") {
+  const std::size_t n = (std::size_t(1) << 31) + 3 * select_tile<std::uint32_t> + 12345;
+  REQUIRE(n > scankit::detail::select_chunk_items(select_tile<std::uint32_t>));
+  const std::uint64_t seed = case_seed("select/large");
+  CAPTURE(n, seed);
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  device_buffer<std::uint32_t> d_in(n), d_out(n);
+  device_buffer<std::uint64_t> d_lengths(n);  // room for n runs, as the contract asks
+  device_buffer<std::size_t> d_count(1);
+
+  // compact_if: keep items below 2^31 (about half), checked in full.
+  fill_large<<<4096, 256, 0, stream>>>(d_in.data(), n, seed, false);
+  SKTEST_CUDA(cudaGetLastError());
+  scankit::compact_if_async(ctx, d_in.data(), d_out.data(), n, scankit::less(std::uint32_t(1) << 31), d_count.data());
+  const std::size_t kept = read_device_count(d_count, stream);
+  {
+    const std::vector<std::uint32_t> got = d_out.download(stream, 0, kept);
+    std::size_t k = 0, bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t x = large_item(seed, i);
+      if (x < (std::uint32_t(1) << 31)) bad += k >= kept || got[k++] != x;
+    }
+    CHECK(k == kept);
+    CHECK(bad == 0);
+  }
+
+  // Run-length encoding with runs crossing the launch boundary, checked in full.
+  fill_large<<<4096, 256, 0, stream>>>(d_in.data(), n, seed, true);
+  SKTEST_CUDA(cudaGetLastError());
+  const std::size_t runs = scankit::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n);
+  const std::vector<std::uint32_t> heads = d_out.download(stream, 0, runs);
+  const std::vector<std::uint64_t> lengths = d_lengths.download(stream, 0, runs);
+  std::size_t r = 0, bad = 0;
+  for (std::size_t i = 0; i < n;) {
+    const std::uint32_t x = large_run_item(seed, i);
+    std::size_t j = i + 1;
+    while (j < n && large_run_item(seed, j) == x) ++j;
+    bad += r >= runs || heads[r] != x || lengths[r] != j - i;
+    ++r;
+    i = j;
+  }
+  CHECK(r == runs);
+  CHECK(bad == 0);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+}  // namespace select_tests
