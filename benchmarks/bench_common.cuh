@@ -1,10 +1,10 @@
-// benchmarks/bench_common.cuh — the harness shared by the scan benchmark
-// drivers (scan_bench.cu, scan_tuning_bench.cu, scan_policies_bench.cu): the
-// options every driver takes, CUDA error checks that exit, reproducible
-// inputs with an exact host reference, full-array device comparison, event
-// timing (median of single calls), rotation of buffer pairs past the L2,
-// verify-time-recheck of a contender against a verified result, CUB's
-// InclusiveSum as the reference contender, and the results CSV of
+// benchmarks/bench_common.cuh — the harness shared by the benchmark drivers
+// (scan_bench.cu, scan_tuning_bench.cu, scan_policies_bench.cu,
+// compact_bench.cu): the options every driver takes, CUDA error checks that
+// exit, reproducible inputs with an exact host reference, full-array device
+// comparison, event timing (median of single calls), rotation of buffer pairs
+// past the L2, verify-time-recheck of a contender against a verified result,
+// CUB's InclusiveSum as the reference contender, and the results CSV of
 // docs/benchmarks.md.
 //
 // Inputs. Element i is d_i = a nonzero integer in [-16, 16] drawn by a
@@ -738,6 +738,9 @@ inline const char* csv_header() {
 }
 
 /// The results CSV (docs/benchmarks.md schema); rows are flushed as written.
+/// copy_ms is the copy of n * sizeof(T) bytes (2 * n * sizeof(T) moved);
+/// copy_bytes_ratio = bytes the primitive must move / bytes the copy moved
+/// (1 for a scan) scales it in pct_of_copy.
 class csv_writer {
  public:
   csv_writer() = default;
@@ -753,10 +756,12 @@ class csv_writer {
     if (file_) std::fclose(file_);
   }
   void row(const char* primitive, const std::string& variant, const std::string& policy, const char* type,
-           std::size_t n, double scankit_ms, const char* baseline, double baseline_ms, double copy_ms) {
+           std::size_t n, double scankit_ms, const char* baseline, double baseline_ms, double copy_ms,
+           double copy_bytes_ratio = 1.0) {
     if (!file_) return;
     std::fprintf(file_, "%s,%s,%s,%s,%zu,%.6f,%s,%.6f,%.6f,%.2f,%.4f,%s,%s,%s\n", primitive, variant.c_str(),
-                 policy.c_str(), type, n, scankit_ms, baseline, baseline_ms, copy_ms, copy_ms / scankit_ms * 100.0,
+                 policy.c_str(), type, n, scankit_ms, baseline, baseline_ms, copy_ms,
+                 copy_ms * copy_bytes_ratio / scankit_ms * 100.0,
                  baseline_ms / scankit_ms, gpu_.c_str(), date_.c_str(), commit_.c_str());
     if (std::fflush(file_) != 0) die(1, "write to " + path_ + " failed");
   }

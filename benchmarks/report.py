@@ -2,12 +2,14 @@
 """benchmarks/report.py — markdown table and plot from a benchmark results CSV.
 
 Reads a CSV in the docs/benchmarks.md schema written by scan_bench,
-scan_tuning_bench or scan_policies_bench (one row per case and baseline):
+scan_tuning_bench, scan_policies_bench or compact_bench (one row per case and
+baseline):
 
     primitive,variant,policy,type,n,scankit_ms,baseline,baseline_ms,copy_ms,
     pct_of_copy,speedup_vs_baseline,gpu,date,commit
 
-and writes beside it (same name, other suffix):
+and writes beside it (same name, other suffix; --out-dir DIR writes there
+instead):
 
   <name>.md   a header line (GPU, date, commit) and one table row per
               (variant, policy, type, n): scankit / CUB / Thrust / copy ms,
@@ -27,7 +29,19 @@ the plot has one panel per variant and type, colour = block algorithm,
 line style and marker = grid strategy, a logarithmic % axis when the
 policies span more than 20x, and the legend outside the panels.
 
-Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot]
+Selection primitives (primitive "compact", compact_bench; variant
+"<operation>_<rate>", e.g. flagged_50, if_10, partition_90, unique_50,
+rle_50): % of copy is the CSV's pct_of_copy, which credits each operation
+with the bytes it must move (docs/benchmarks.md); a baseline's % of copy is
+pct_of_copy × scankit_ms ÷ baseline_ms (same bytes). The markdown starts with
+a headline (uint32, 2^28, 50 %), then one table per type at 2^28 and at 2^24
+(the largest size when neither was run): a row per operation and rate, with
+scankit % of copy, and per baseline (CUB, Thrust) its % of copy and the
+speedup; then the table of all cases. The plot has one panel per type: % of
+copy against n for each operation at 50 % (the rate nearest 50 % when absent),
+scankit solid, CUB dashed, Thrust dotted, one colour per operation.
+
+Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot] [--out-dir DIR]
 Only the Python standard library is needed for the markdown.
 """
 
@@ -85,7 +99,8 @@ def read_cases(path):
                 sys.exit(f"{path}:{line}: bad row ({e}): {row}")
             if min(scankit_ms, baseline_ms, copy_ms) <= 0:
                 sys.exit(f"{path}:{line}: non-positive time in row: {row}")
-            case = cases.setdefault(key, {"scankit_ms": scankit_ms, "copy_ms": copy_ms, "baselines": {}})
+            case = cases.setdefault(key, {"scankit_ms": scankit_ms, "copy_ms": copy_ms, "baselines": {},
+                                          "pct_of_copy": row["pct_of_copy"]})
             case["baselines"][row["baseline"]] = baseline_ms
             for k in meta:
                 if row[k] not in meta[k]:
@@ -187,7 +202,186 @@ def policy_tables(cases):
     return lines
 
 
+# ---- selection primitives (compact_bench) ----------------------------------
+
+COMPACT_OPS = ["flagged", "if", "partition", "unique", "rle"]
+COMPACT_CUB = {"flagged": "DeviceSelect::Flagged", "if": "DeviceSelect::If", "partition": "DevicePartition::Flagged",
+               "unique": "DeviceSelect::Unique", "rle": "DeviceRunLengthEncode::Encode"}
+COMPACT_BYTES = ("bytes moved: flagged n·(T+1) + k·T, if n·T + k·T, partition n·(T+1) + n·T, unique n·T + k·T, "
+                 "rle n·T + k·(T+4); the copy moves 2·n·T (T = sizeof item, k = selected items or runs)")
+
+
+def is_compact(cases):
+    """True for a CSV of selection primitives (compact_bench)."""
+    return all(k[0] == "compact" for k in cases)
+
+
+def compact_variant(variant):
+    """("flagged", 50) from "flagged_50"; (variant, None) if it has no rate."""
+    op, _, rate = variant.rpartition("_")
+    return (op, int(rate)) if op and rate.isdigit() else (variant, None)
+
+
+def compact_order(key):
+    op, rate = compact_variant(key[1])
+    return (order(key[3], TYPE_ORDER), key[4], order(op, COMPACT_OPS), rate if rate is not None else -1, key[2])
+
+
+def compact_pct(case, ms=None):
+    """% of copy, credited with the bytes the operation moves: the CSV's
+    pct_of_copy for scankit; for a baseline, the same bytes in its time."""
+    try:
+        pct = float(case["pct_of_copy"])
+    except (TypeError, ValueError):
+        pct = case["copy_ms"] / case["scankit_ms"] * 100
+    return pct if ms is None else pct * case["scankit_ms"] / ms
+
+
+def compact_headline(cases):
+    """uint32 at 2^28, 50 %: every operation against its CUB call."""
+    parts = []
+    for op in COMPACT_OPS:
+        c = next((cases[k] for k in cases if k[3] == "uint32" and k[4] == 1 << 28 and compact_variant(k[1]) == (op, 50)),
+                 None)
+        if c is None or "cub" not in c["baselines"]:
+            continue
+        text = (f"{op} {fmt_pct(compact_pct(c))} (CUB {fmt_pct(compact_pct(c, c['baselines']['cub']))}, "
+                f"{fmt_x(c['baselines']['cub'] / c['scankit_ms'])}")
+        if "thrust" in c["baselines"]:
+            text += (f"; Thrust {fmt_pct(compact_pct(c, c['baselines']['thrust']))}, "
+                     f"{fmt_x(c['baselines']['thrust'] / c['scankit_ms'])}")
+        parts.append(text + ")")
+    return ("**Headline, uint32 at 2^28, 50 % selected** — % of copy: " + "; ".join(parts)) if parts else None
+
+
+def compact_tables(cases):
+    """Per type, at 2^28 and 2^24 (else the largest n): a row per operation and
+    rate; scankit % of copy, and per baseline its % of copy and the speedup."""
+    lines = []
+    baselines = [b for b in ("cub", "thrust") if any(b in c["baselines"] for c in cases.values())]
+    names = {"cub": "CUB", "thrust": "Thrust"}
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    for t in types:
+        sizes_run = sorted({k[4] for k in cases if k[3] == t})
+        sizes = [n for n in (1 << 28, 1 << 24) if n in sizes_run] or sizes_run[-1:]
+        for n in sizes:
+            keys = sorted((k for k in cases if k[3] == t and k[4] == n), key=compact_order)
+            lines.append(f"### {t}, n = {size_label(n)}: % of copy by operation and rate")
+            lines.append("")
+            cols = ["operation", "rate", "scankit % copy"]
+            for b in baselines:
+                cols += [f"{names[b]} % copy", f"vs {names[b]}"]
+            lines.append("| " + " | ".join(cols) + " |")
+            lines.append("|---|" + "---:|" * (len(cols) - 1))
+            for k in keys:
+                c = cases[k]
+                op, rate = compact_variant(k[1])
+                row = [op, "—" if rate is None else f"{rate} %", fmt_pct(compact_pct(c))]
+                for b in baselines:
+                    ms = c["baselines"].get(b)
+                    row += [fmt_pct(None if ms is None else compact_pct(c, ms)), fmt_x(ratio(ms, c["scankit_ms"]))]
+                lines.append("| " + " | ".join(row) + " |")
+            copy_ms = cases[keys[0]]["copy_ms"]
+            lines.append("")
+            lines.append(f"copy of {size_label(n)} {t} items: {fmt_ms(copy_ms)} ms. Baselines: CUB "
+                         + ", ".join(f"{op}: {COMPACT_CUB[op]}" for op in COMPACT_OPS)
+                         + ("; Thrust: copy_if (if only)" if "thrust" in baselines else "") + ".")
+            lines.append("")
+    return lines
+
+
+def write_compact_markdown(cases, meta, csv_path, md_path, title):
+    lines = [f"# {title}", ""]
+    lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
+                 f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`")
+    lines.append("")
+    lines.append("Times are medians of single calls (CUDA events). % copy = the operation's effective bandwidth "
+                 "relative to cudaMemcpy D2D: copy time × (bytes the operation must move ÷ bytes the copy moved) ÷ "
+                 f"the operation's time × 100 ({COMPACT_BYTES}); speedup = baseline time ÷ scankit time. Rate: % of "
+                 "items selected (flagged, if, partition) or starting a run (unique, rle: mean run length 100 ÷ rate).")
+    lines.append("")
+    hl = compact_headline(cases)
+    if hl:
+        lines += [hl, ""]
+    lines += compact_tables(cases)
+    lines += ["### All cases", ""]
+    show_thrust = any("thrust" in c["baselines"] for c in cases.values())
+    policies = sorted({k[2] for k in cases})
+    show_policy = len(policies) > 1
+    cols = ["type", "operation", "rate"] + (["policy"] if show_policy else []) + [
+        "n", "scankit ms", "CUB ms"] + (["Thrust ms"] if show_thrust else []) + [
+        "copy ms", "scankit % copy", "CUB % copy"] + (["Thrust % copy"] if show_thrust else []) + [
+        "speedup vs CUB"] + (["vs Thrust"] if show_thrust else [])
+    text_cols = 4 if show_policy else 3
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "|".join("---" if i < text_cols else "---:" for i in range(len(cols))) + "|")
+    for k in sorted(cases, key=compact_order):
+        c = cases[k]
+        op, rate = compact_variant(k[1])
+        cub, thr = c["baselines"].get("cub"), c["baselines"].get("thrust")
+        row = [k[3], op, "—" if rate is None else f"{rate} %"] + ([k[2]] if show_policy else []) + [
+            size_label(k[4]), fmt_ms(c["scankit_ms"]), fmt_ms(cub)] + ([fmt_ms(thr)] if show_thrust else []) + [
+            fmt_ms(c["copy_ms"]), fmt_pct(compact_pct(c)), fmt_pct(None if cub is None else compact_pct(c, cub))] + (
+            [fmt_pct(None if thr is None else compact_pct(c, thr))] if show_thrust else []) + [
+            fmt_x(ratio(cub, c["scankit_ms"]))] + ([fmt_x(ratio(thr, c["scankit_ms"]))] if show_thrust else [])
+        lines.append("| " + " | ".join(row) + " |")
+    with open(md_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {md_path} ({len(cases)} cases)")
+
+
+def write_compact_plot(plt, cases, meta, png_path, title):
+    """% of copy vs n, one panel per type, each operation at 50 % (or the rate
+    nearest it): scankit solid, CUB dashed, Thrust dotted; colour = operation."""
+    from matplotlib.ticker import FuncFormatter
+
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    ops = sorted({compact_variant(k[1])[0] for k in cases}, key=lambda o: order(o, COMPACT_OPS))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = {"cub": ("--", "x", "CUB"), "thrust": (":", "+", "Thrust")}
+    fig, axes = plt.subplots(1, len(types), figsize=(6.5 * len(types), 4.8), squeeze=False, sharey=True)
+    rates_shown = set()
+    for ax, t in zip(axes[0], types):
+        for i, op in enumerate(ops):
+            keys = [k for k in cases if k[3] == t and compact_variant(k[1])[0] == op]
+            rates = {compact_variant(k[1])[1] for k in keys} - {None}
+            if not keys:
+                continue
+            rate = min(rates, key=lambda r: (abs(r - 50), r)) if rates else None
+            rates_shown.add(rate)
+            keys = sorted((k for k in keys if compact_variant(k[1])[1] == rate), key=lambda k: k[4])
+            color = colors[order(op, COMPACT_OPS)[0] % len(colors)]
+            label = op if rate in (50, None) else f"{op} {rate} %"
+            ax.plot([k[4] for k in keys], [compact_pct(cases[k]) for k in keys], "-o", color=color, markersize=3,
+                    label=f"scankit {label}")
+            for b, (line, marker, name) in styles.items():
+                with_b = [k for k in keys if b in cases[k]["baselines"]]
+                if with_b:
+                    ax.plot([k[4] for k in with_b], [compact_pct(cases[k], cases[k]["baselines"][b]) for k in with_b],
+                            linestyle=line, marker=marker, color=color, markersize=4, alpha=0.8,
+                            label=f"{name} {label}")
+        ax.axhline(100, color="gray", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({k[4] for k in cases if k[3] == t}))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(x) if x > 0 else ""))
+        ax.set_xlabel("n (items)")
+        ax.set_title(t)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    rate_text = "50 % selected" if rates_shown <= {50, None} else "rate nearest 50 %"
+    axes[0][0].set_ylabel(f"% of cudaMemcpy D2D bandwidth ({rate_text})")
+    fig.suptitle(f"{title} — {', '.join(meta['gpu'])}, {', '.join(meta['date'])}, commit {', '.join(meta['commit'])}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=130)
+    plt.close(fig)
+    print(f"wrote {png_path}")
+
+
 def write_markdown(cases, meta, csv_path, md_path, title):
+    if is_compact(cases):
+        write_compact_markdown(cases, meta, csv_path, md_path, title)
+        return
     policies = sorted({k[2] for k in cases})
     show_policy = len(policies) > 1 or policy_sweep(cases)
     lines = [f"# {title}", ""]
@@ -230,6 +424,9 @@ def write_plot(cases, meta, png_path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         print(f"matplotlib not available: skipped the plot ({png_path})")
+        return
+    if is_compact(cases):
+        write_compact_plot(plt, cases, meta, png_path, title)
         return
     if policy_sweep(cases):
         write_policy_plot(plt, cases, meta, png_path, title)
@@ -355,18 +552,25 @@ def main():
     ap.add_argument("csv", help="results CSV, e.g. benchmarks/results/scan.csv")
     ap.add_argument("--title", help="title of the table and plot (default: from the CSV's primitive)")
     ap.add_argument("--no-plot", action="store_true", help="write only the markdown table")
+    ap.add_argument("--out-dir", help="write the .md and .png into this directory (default: beside the CSV)")
     args = ap.parse_args()
     if not os.path.isfile(args.csv):
         sys.exit(f"{args.csv}: no such file")
+    if args.out_dir and not os.path.isdir(args.out_dir):
+        sys.exit(f"--out-dir {args.out_dir}: no such directory")
     cases, meta = read_cases(args.csv)
     primitives = sorted({k[0] for k in cases})
     if args.title:
         title = args.title
+    elif is_compact(cases):
+        title = "compact (selection primitives): scankit vs CUB / Thrust / cudaMemcpy"
     elif policy_sweep(cases):
         title = f"{', '.join(primitives)}: scan policies (grid strategy / block algorithm) vs CUB / cudaMemcpy"
     else:
         title = f"{', '.join(primitives)}: scankit vs CUB / Thrust / cudaMemcpy"
     stem = os.path.splitext(args.csv)[0]
+    if args.out_dir:
+        stem = os.path.join(args.out_dir, os.path.basename(stem))
     write_markdown(cases, meta, args.csv, stem + ".md", title)
     if not args.no_plot:
         write_plot(cases, meta, stem + ".png", title)

@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace scankit::device {
 
@@ -35,7 +37,7 @@ using detail::equal_to;
 namespace detail_select {
 template <class Flag>
 scankit::detail::flag_selector<Flag> flags_of(const Flag* d_flags) {
-  return {d_flags, reinterpret_cast<std::uintptr_t>(d_flags) % 16 == 0};
+  return {d_flags};
 }
 template <class T, class Flag>
 scankit::detail::select_arrays<T, scankit::detail::no_values> flagged_arrays(const T* d_in, const Flag* d_flags,
@@ -196,6 +198,11 @@ std::size_t unique(context& ctx, const T* d_in, T* d_out, std::size_t n, Eq eq =
   return scankit::detail::run_select<select_mode::compact>(ctx, detail_select::plain_arrays(d_in, d_out),
                                                            scankit::detail::run_head_selector<Eq>{eq}, n, nullptr,
                                                            policy, "unique");
+}
+/// unique with operator== and an explicit scan policy.
+template <class T>
+std::size_t unique(context& ctx, const T* d_in, T* d_out, std::size_t n, const scan_policy& policy) {
+  return unique(ctx, d_in, d_out, n, equal_to{}, policy);
 }
 /// unique, writing the count to *d_count (device) without synchronizing.
 template <class T, class Eq = equal_to>

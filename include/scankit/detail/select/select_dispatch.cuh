@@ -101,10 +101,14 @@ __global__ void count_selected_kernel(const Item* d_in, Selector select, std::si
   if (lane_id() == 0 && count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), count);
 }
 
-/// Blocks for a grid-stride kernel over n items: enough to fill the GPU.
+/// Blocks for a grid-stride kernel over n items: enough to fill the current
+/// GPU (16 blocks per SM), fewer when n is small.
 inline unsigned grid_stride_blocks(std::size_t n, unsigned threads) {
-  const std::size_t wanted = (n + threads - 1) / threads;
-  return unsigned(wanted < 132 * 16 ? wanted : 132 * 16);
+  int device = 0, sms = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
+  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const std::size_t wanted = (n + threads - 1) / threads, most = std::size_t(sms) * 16;
+  return unsigned(wanted < most ? wanted : most);
 }
 
 /// The single-pass selection (default policy). Returns the count when
@@ -133,12 +137,14 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     const workspace_view ws =
         ctx.acquire(1 + max_tiles, state_bytes + tile_status<prefix_t>::scratch_bytes(max_tiles));
     d_state = static_cast<select_state*>(ws.d_scratch);
-    if (chunk == 0 && Mode == select_mode::partition) {
-      throw_on_cuda_error(cudaMemsetAsync(&d_state->partition_total, 0, sizeof(std::uint64_t), ctx.stream()),
-                          "cudaMemsetAsync");
-      count_selected_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx.stream()>>>(a.d_in, select, n,
-                                                                                  &d_state->partition_total);
+    if constexpr (Mode == select_mode::partition) {
+      if (chunk == 0) {
+        throw_on_cuda_error(cudaMemsetAsync(&d_state->partition_total, 0, sizeof(std::uint64_t), ctx.stream()),
+                            "cudaMemsetAsync");
+        count_selected_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx.stream()>>>(a.d_in, select, n,
+                                                                                    &d_state->partition_total);
       throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
+      }
     }
     select_launch<Item, Value, Selector> L{};
     L.d_in = a.d_in;

@@ -20,14 +20,14 @@ namespace scankit::detail {
 template <class Flag>
 struct flag_selector {
   const Flag* d_flags;
-  bool vector_flags;  // d_flags aligned so that a vector's flags are one load
 
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits(const Item (&)[Vec], const Item*, std::size_t g, unsigned valid) const {
     unsigned b = 0;
     constexpr std::size_t pack_bytes = sizeof(Flag) * Vec;
     if constexpr (pack_bytes == 2 || pack_bytes == 4 || pack_bytes == 8 || pack_bytes == 16) {
-      if (vector_flags && valid >= unsigned(Vec)) {
+      // One load per vector when the flags are aligned for it (g is a multiple of Vec).
+      if (reinterpret_cast<std::uintptr_t>(d_flags) % pack_bytes == 0 && valid >= unsigned(Vec)) {
         struct alignas(pack_bytes) pack { Flag f[Vec]; };
         const pack p = *reinterpret_cast<const pack*>(d_flags + g);
 #pragma unroll
