@@ -3,9 +3,11 @@
 // kernel, tiles ordered by launch ticket, each tile's output position from the
 // decoupled look-back over the selected counts of the tiles before it.
 //
-// Per tile (one block):
-//   phase 0  ticket; one bulk copy (TMA) stages the tile's items in shared
-//            memory (thread loads for a misaligned input or a partial tile)
+// Persistent, double-buffered: each block loops over tiles drawn from the
+// launch ticket, and while it works on one tile the bulk copy (TMA) of its
+// next tile is already in flight. Per tile:
+//   phase 0  the tile's items in shared memory (bulk copy; thread loads for a
+//            misaligned input or a partial tile)
 //   phase 1  each thread evaluates the selector on its items (warp-striped
 //            16-byte vectors, as in the scan) and keeps the answers as one
 //            bit per item in a single register; warp totals
@@ -106,10 +108,16 @@ struct select_launch {
   void* d_status_scratch;    // split-layout values (run-length encoding)
 };
 
-/// Dynamic shared memory: 16 bytes holding the item before the tile (for
-/// selectors that compare neighbours), then the tile.
+/// Dynamic shared memory: two tile buffers, each 16 bytes (the item before
+/// the tile, for selectors that compare neighbours) followed by the tile.
 template <class Item, class Tuning>
-inline constexpr std::size_t select_smem_bytes = 16 + tile_items<Item, Tuning> * sizeof(Item);
+inline constexpr std::size_t select_buffer_bytes = 16 + tile_items<Item, Tuning> * sizeof(Item);
+template <class Item, class Tuning>
+inline constexpr std::size_t select_smem_bytes = 2 * select_buffer_bytes<Item, Tuning>;
+
+/// Resident blocks per SM the kernel is sized for (two double-buffered 48 KB
+/// tiles each fit the H200's 227 KB of shared memory per SM).
+constexpr int select_blocks_per_sm = 2;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
 __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<Item, Value, Selector> L) {
@@ -124,10 +132,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
 
   extern __shared__ uint4 select_smem[];
-  Item* const staged = reinterpret_cast<Item*>(select_smem + 1);  // staged[-1]: the item before the tile
-  __shared__ launch_ticket ticket;
-  __shared__ std::uint64_t tile_loaded;  // mbarrier of the bulk copy
-  __shared__ bool copied;
+  __shared__ std::uint64_t loaded[2];      // mbarriers of the two buffers
+  __shared__ std::uint32_t buffer_tile[2]; // tile in each buffer (>= num_tiles: none)
+  __shared__ bool buffer_copied[2];        // filled by bulk copy (else by thread loads)
+  __shared__ std::uint32_t launch_tag;    // set in the prologue only
   __shared__ prefix_t warp_prefix[warps];  // warp totals, then their exclusive prefixes
   __shared__ prefix_t tile_prefix;         // selected (heads) in this launch before the tile
   __shared__ select_carry carry;           // from the launches before this one
@@ -135,168 +143,211 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   auto count_of = [](const prefix_t& p) -> std::uint32_t {
     if constexpr (runs) return p.count; else return p;
   };
+  auto staged_of = [&](int b) {  // staged[-1]: the item before the tile
+    return reinterpret_cast<Item*>(select_smem + b * (select_buffer_bytes<Item, Tuning> / 16) + 1);
+  };
   const bool single_tile = L.num_tiles == 1;
+  const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
-  // Phase 0: ticket, bulk copy of the tile, the incoming carry.
-  if (threadIdx.x == 0) {
-    ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
-    const std::size_t begin = std::size_t(ticket.tile) * tile_size;
-    copied = L.bulk_loads && begin + tile_size <= L.chunk_items;
-    if (copied) {
-      mbarrier_init(&tile_loaded);
-      bulk_load(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)), &tile_loaded);
+  // Thread 0: draw the next tile for buffer b and start its bulk copy. A
+  // block stops drawing after its first ticket past the end; with a single
+  // tile the one block takes it without a ticket.
+  bool drawing = true;
+  auto fill = [&](int b) {
+    std::uint32_t tile = L.num_tiles;
+    if (drawing) {
+      if (single_tile) {
+        tile = 0;
+        drawing = false;
+      } else {
+        const launch_ticket t = redeem_persistent_ticket(L.d_status, draw_ticket(L.d_status), total_draws);
+        tile = t.tile;
+        launch_tag = t.tag;  // the same for every draw of the launch
+        drawing = tile < L.num_tiles;
+      }
     }
+    buffer_tile[b] = tile;
+    if (tile >= L.num_tiles) return;
+    Item* const staged = staged_of(b);
+    const std::size_t begin = std::size_t(tile) * tile_size;
+    buffer_copied[b] = L.bulk_loads && begin + tile_size <= L.chunk_items;
+    if (buffer_copied[b])
+      bulk_load(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)), &loaded[b]);
+    else
+      mbarrier_arrive(&loaded[b]);  // thread loads later; keep the barrier's phases in step
     if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
+  };
+
+  // Prologue: barriers, the carry, and the first two tiles in flight.
+  if (threadIdx.x == 0) {
+    mbarrier_init(&loaded[0]);
+    mbarrier_init(&loaded[1]);
     carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+    launch_tag = 0;
+    fill(0);
+    fill(1);
   }
   __syncthreads();
-  const launch_ticket my = ticket;
+  const std::uint32_t tag = launch_tag;
+
   const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
   const unsigned thread_offset = unsigned(warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
-  const unsigned tile_begin = my.tile * tile_size;  // launch-local
-  const bool full_tile = tile_begin + tile_size <= L.chunk_items;
-  const std::size_t tile_global = L.chunk_begin + tile_begin;
   auto round_offset = [&](int r) { return thread_offset + unsigned(r) * warp_threads * vec; };
+  const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
 
-  // Without a bulk copy each thread loads its own slots; slots past the end
-  // get the launch's last item, so selectors only ever see input values.
-  if (copied) {
-    mbarrier_wait(&tile_loaded, 0);
-  } else {
-    const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
-#pragma unroll
-    for (int r = 0; r < rounds; ++r)
-#pragma unroll
-      for (int j = 0; j < vec; ++j) {
-        const unsigned k = round_offset(r) + j;
-        staged[k] = tile_begin + k < L.chunk_items ? L.d_in[tile_global + k] : last;
-      }
-    __syncthreads();
-  }
+  for (std::uint32_t k = 0;; ++k) {
+    const int b = int(k % 2);
+    const std::uint32_t tile = buffer_tile[b];
+    if (tile >= L.num_tiles) break;
+    Item* const staged = staged_of(b);
+    const unsigned tile_begin = tile * tile_size;  // launch-local
+    const bool full_tile = tile_begin + tile_size <= L.chunk_items;
+    const std::size_t tile_global = L.chunk_begin + tile_begin;
 
-  // Phase 1: one bit per item; the lane's count (and last head).
-  unsigned bits = 0;
+    // Phase 0: the tile in shared memory. Without a bulk copy each thread
+    // loads its own slots; slots past the end get the launch's last item, so
+    // selectors only ever see input values.
+    mbarrier_wait(&loaded[b], (k / 2) % 2);
+    if (!buffer_copied[b]) {
+      const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
 #pragma unroll
-  for (int r = 0; r < rounds; ++r) {
-    const unsigned k = round_offset(r);
-    Item v[vec];
-    load_shared_vector(staged + k, v);
-    const unsigned valid =
-        full_tile ? unsigned(vec) : (tile_begin + k < L.chunk_items ? L.chunk_items - (tile_begin + k) : 0);
-    unsigned b = L.select.template bits<vec>(v, staged + k, tile_global + k, valid);
-    if (valid < unsigned(vec)) b &= (1u << valid) - 1;
-    bits |= (b & vec_mask) << (r * vec);
-  }
-  // Launch-local position + 1 of the highest set bit of `b` in round r's bits.
-  auto last_head_of = [&](unsigned b, int r_of_bit_zero) -> std::uint32_t {
-    if (b == 0) return 0;
-    const int p = 31 - __clz(b) + r_of_bit_zero * vec;  // bit index within `bits`
-    return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
-  };
-  prefix_t lane_total;
-  if constexpr (runs) lane_total = {unsigned(__popc(bits)), last_head_of(bits, 0)};
-  else lane_total = unsigned(__popc(bits));
-  prefix_t warp_total = lane_total;
+      for (int r = 0; r < rounds; ++r)
 #pragma unroll
-  for (int offset = 1; offset < warp_threads; offset <<= 1)
-    warp_total = prefix_op{}(warp_total, shfl_xor(warp_total, offset));  // count: sum, last head: max
-  if (lane == 0) warp_prefix[warp] = warp_total;
-  __syncthreads();
-
-  // Phase 2: warp 0 scans the warp totals and looks back for the tile prefix.
-  if (warp == 0) {
-    prefix_t w{};
-    if (lane < warps) w = warp_prefix[lane];
-    const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
-    const prefix_t tile_total = shfl_idx(inclusive_in_tile, warps - 1);
-    const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
-    if (lane < warps) warp_prefix[lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
-    const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
-    prefix_t before{};
-    if (my.tile == 0) {
-      if (!single_tile && lane == 0) status.publish(0, tile_state::inclusive, tile_total, my.tag);
-    } else {
-      if (lane == 0) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-      before = warp_look_back<prefix_t>(status, my.tile, my.tag, prefix_op{});
-      if (lane == 0) status.publish(my.tile, tile_state::inclusive, prefix_op{}(before, tile_total), my.tag);
-    }
-    if (lane == 0) {
-      tile_prefix = before;
-      if (my.tile == L.num_tiles - 1) {
-        // The launch's last tile: hand the counts on, or finish the call.
-        const prefix_t all = prefix_op{}(before, tile_total);
-        select_carry out{carry.selected + count_of(all), carry.last_head};
-        if constexpr (runs)
-          if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
-        if (!L.last_chunk) {
-          L.d_state->carry[(L.chunk + 1) % 2] = out;
-        } else {
-          L.d_state->count = out.selected;
-          if (L.d_count != nullptr) *L.d_count = out.selected;
-          if constexpr (runs)  // the last run ends with the input
-            if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+        for (int j = 0; j < vec; ++j) {
+          const unsigned i = round_offset(r) + j;
+          staged[i] = tile_begin + i < L.chunk_items ? L.d_in[tile_global + i] : last;
         }
-      }
+      __syncthreads();
     }
-  }
-  __syncthreads();
 
-  // Phase 3: every selected item to its slot.
-  prefix_t running = prefix_op{}(tile_prefix, warp_prefix[warp]);
-  const std::uint64_t base = carry.selected;
-  const std::uint64_t partition_total = Mode == select_mode::partition ? L.d_state->partition_total : 0;
+    // Phase 1: one bit per item; the lane's count (and last head).
+    unsigned bits = 0;
 #pragma unroll
-  for (int r = 0; r < rounds; ++r) {
-    const unsigned b = (bits >> (r * vec)) & vec_mask;
-    const unsigned lane_count = unsigned(__popc(b));
-    const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-    const unsigned exclusive = inclusive - lane_count;
-    const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
-    std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
-    std::uint32_t round_last = 0;
-    if constexpr (runs) {
-      const std::uint32_t lane_last = last_head_of(b, r);
-      std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
-      round_last = shfl_idx(scanned, warp_threads - 1);
-      scanned = shfl_up(scanned, 1);
-      prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
-    }
-    const unsigned k = round_offset(r);
-    const std::size_t g = tile_global + k;
-    if (Mode == select_mode::partition || b != 0) {
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned i = round_offset(r);
       Item v[vec];
-      load_shared_vector(staged + k, v);
-      unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+      load_shared_vector(staged + i, v);
+      const unsigned valid =
+          full_tile ? unsigned(vec) : (tile_begin + i < L.chunk_items ? L.chunk_items - (tile_begin + i) : 0);
+      unsigned bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
+      if (valid < unsigned(vec)) bit &= (1u << valid) - 1;
+      bits |= (bit & vec_mask) << (r * vec);
+    }
+    // Launch-local position + 1 of the highest set bit of `b` (bit 0 = round r0's first item).
+    auto last_head_of = [&](unsigned b, int r0) -> std::uint32_t {
+      if (b == 0) return 0;
+      const int p = 31 - __clz(b) + r0 * vec;
+      return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
+    };
+    prefix_t warp_total;
+    if constexpr (runs) warp_total = {unsigned(__popc(bits)), last_head_of(bits, 0)};
+    else warp_total = unsigned(__popc(bits));
 #pragma unroll
-      for (int j = 0; j < vec; ++j) {
-        const bool selected = (b >> j) & 1u;
-        const std::uint64_t out = base + slot;
-        if constexpr (Mode == select_mode::partition) {
-          if (full_tile || tile_begin + k + j < L.chunk_items) {
-            if (selected) L.d_out[out] = v[j];
-            else L.d_out[partition_total + (g + j - out)] = v[j];
-          }
-        } else if (selected) {
-          L.d_out[out] = v[j];
-          if constexpr (runs) {
-            if (out > 0) {
-              const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
-              L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
-            }
-            prev_head = tile_begin + k + unsigned(j) + 1;
-          } else if constexpr (!std::is_same_v<Value, no_values>) {
-            L.d_values_out[out] = L.d_values_in[g + j];
+    for (int offset = 1; offset < warp_threads; offset <<= 1)
+      warp_total = prefix_op{}(warp_total, shfl_xor(warp_total, offset));  // count: sum, last head: max
+    if (lane == 0) warp_prefix[warp] = warp_total;
+    __syncthreads();
+
+    // Phase 2: warp 0 scans the warp totals and looks back for the tile prefix.
+    if (warp == 0) {
+      prefix_t w{};
+      if (lane < warps) w = warp_prefix[lane];
+      const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
+      const prefix_t tile_total = shfl_idx(inclusive_in_tile, warps - 1);
+      const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
+      if (lane < warps) warp_prefix[lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
+      prefix_t before{};
+      if (tile == 0) {
+        if (!single_tile && lane == 0) status.publish(0, tile_state::inclusive, tile_total, tag);
+      } else {
+        if (lane == 0) status.publish(tile, tile_state::aggregate, tile_total, tag);
+        before = warp_look_back<prefix_t>(status, tile, tag, prefix_op{});
+        if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, tile_total), tag);
+      }
+      if (lane == 0) {
+        tile_prefix = before;
+        if (tile == L.num_tiles - 1) {
+          // The launch's last tile: hand the counts on, or finish the call.
+          const prefix_t all = prefix_op{}(before, tile_total);
+          select_carry out{carry.selected + count_of(all), carry.last_head};
+          if constexpr (runs)
+            if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+          if (!L.last_chunk) {
+            L.d_state->carry[(L.chunk + 1) % 2] = out;
+          } else {
+            L.d_state->count = out.selected;
+            if (L.d_count != nullptr) *L.d_count = out.selected;
+            if constexpr (runs)  // the last run ends with the input
+              if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
           }
         }
-        slot += selected;
       }
     }
-    if constexpr (runs) {
-      running.count += round_total;
-      if (round_last > running.last_head) running.last_head = round_last;
-    } else {
-      running += round_total;
+    __syncthreads();
+
+    // Phase 3: every selected item to its slot.
+    prefix_t running = prefix_op{}(tile_prefix, warp_prefix[warp]);
+    const std::uint64_t base = carry.selected;
+    std::uint64_t partition_total = 0;
+    if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+      const unsigned b = (bits >> (r * vec)) & vec_mask;
+      const unsigned lane_count = unsigned(__popc(b));
+      const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+      const unsigned exclusive = inclusive - lane_count;
+      const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
+      std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
+      std::uint32_t round_last = 0;
+      if constexpr (runs) {
+        const std::uint32_t lane_last = last_head_of(b, r);
+        std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
+        round_last = shfl_idx(scanned, warp_threads - 1);
+        scanned = shfl_up(scanned, 1);
+        prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
+      }
+      const unsigned i = round_offset(r);
+      const std::size_t g = tile_global + i;
+      if (Mode == select_mode::partition || b != 0) {
+        Item v[vec];
+        load_shared_vector(staged + i, v);
+        unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+#pragma unroll
+        for (int j = 0; j < vec; ++j) {
+          const bool selected = (b >> j) & 1u;
+          const std::uint64_t out = base + slot;
+          if constexpr (Mode == select_mode::partition) {
+            if (full_tile || tile_begin + i + j < L.chunk_items) {
+              if (selected) L.d_out[out] = v[j];
+              else L.d_out[partition_total + (g + j - out)] = v[j];
+            }
+          } else if (selected) {
+            L.d_out[out] = v[j];
+            if constexpr (runs) {
+              if (out > 0) {
+                const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
+                L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
+              }
+              prev_head = tile_begin + i + unsigned(j) + 1;
+            } else if constexpr (!std::is_same_v<Value, no_values>) {
+              L.d_values_out[out] = L.d_values_in[g + j];
+            }
+          }
+          slot += selected;
+        }
+      }
+      if constexpr (runs) {
+        running.count += round_total;
+        if (round_last > running.last_head) running.last_head = round_last;
+      } else {
+        running += round_total;
+      }
     }
+
+    // The buffer is free again: every thread is done with it and with the
+    // shared prefixes. Refill it with the tile after the one in flight.
+    __syncthreads();
+    if (threadIdx.x == 0) fill(b);
   }
 }
 

@@ -43,4 +43,17 @@ __device__ __forceinline__ launch_ticket redeem_ticket(std::uint64_t* d_counter,
   return t;
 }
 
+/// Persistent grids, where each block draws tickets until it gets one past
+/// the last tile: a launch's draws total num_tiles + gridDim.x (one past-the-
+/// end draw per block), and the last of them resets the counter. Tiles at or
+/// past num_tiles mean "no more work".
+__device__ __forceinline__ launch_ticket redeem_persistent_ticket(std::uint64_t* d_counter, std::uint64_t drawn,
+                                                                 std::uint32_t total_draws) {
+  launch_ticket t;
+  t.tile = std::uint32_t(drawn);
+  t.tag = std::uint32_t((drawn >> 32) % tag_modulus) + 1u;
+  if (t.tile == total_draws - 1) atomicAdd(reinterpret_cast<unsigned long long*>(d_counter), (1ull << 32) - total_draws);
+  return t;
+}
+
 }  // namespace scankit::detail

@@ -124,6 +124,9 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   const auto kernel = select_kernel<Item, Value, Selector, Mode, Tuning>;
   constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
+  int device = 0, sms = 0;
+  throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
+  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
                         "cudaFuncSetAttribute");
@@ -163,7 +166,10 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     L.d_count = d_count;
     L.d_status = ws.d_status;
     L.d_status_scratch = static_cast<unsigned char*>(ws.d_scratch) + state_bytes;
-    kernel<<<L.num_tiles, Tuning::threads, smem_bytes, ctx.stream()>>>(L);
+    // Persistent grid: as many blocks as stay resident, never more than tiles.
+    const unsigned resident = unsigned(sms) * select_blocks_per_sm;
+    const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
+    kernel<<<blocks, Tuning::threads, smem_bytes, ctx.stream()>>>(L);
     throw_on_cuda_error(cudaGetLastError(), "selection kernel launch");
   }
   if (d_count != nullptr) return 0;

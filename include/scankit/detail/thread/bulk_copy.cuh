@@ -31,6 +31,12 @@ __device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, 
       : "memory");
 }
 
+/// Completes the current phase of `bar` without a copy (for a buffer that
+/// was filled by ordinary loads instead), so phase parities stay in step.
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+
 /// Waits until phase `parity` of `bar` has completed.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   std::uint32_t done = 0;
