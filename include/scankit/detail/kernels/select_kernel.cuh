@@ -4,16 +4,19 @@
 // decoupled look-back over the selected counts of the tiles before it.
 //
 // Persistent, double-buffered: each block loops over tiles drawn from the
-// launch ticket, and while it works on one tile the bulk copy (TMA) of its
-// next tile is already in flight. Per tile:
+// launch ticket; while it works on one tile the bulk copy (TMA) of its next
+// tile is in flight, and the next tile's aggregate is published before the
+// current tile looks back (a block holding an unpublished tile would make
+// every later tile wait for it). Per tile:
 //   phase 0  the tile's items in shared memory (bulk copy; thread loads for a
 //            misaligned input or a partial tile)
 //   phase 1  each thread evaluates the selector on its items (warp-striped
 //            16-byte vectors, as in the scan) and keeps the answers as one
 //            bit per item in a single register; warp totals
-//   phase 2  warp 0 scans the warp totals, looks back for the tile's prefix
-//            (count of selected items before it; for run-length encoding
-//            also the position of the last run head) and publishes its own
+//   phase 2  warp 0 scans the warp totals and publishes the aggregate (one
+//            tile ahead), looks back for the tile's prefix (count of selected
+//            items before it; for run-length encoding also the position of
+//            the last run head) and publishes its inclusive prefix
 //   phase 3  each warp walks its rounds again with the bits: a warp scan of
 //            the lanes' counts gives every selected item its output slot
 //
@@ -81,12 +84,17 @@ struct max_u32_op {
 /// Items per launch: the largest multiple of `tile` not above 2^31.
 constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t(1) << 31) / tile * tile; }
 
-/// Tile shape of the selection kernel: the scan's shapes with at most 32
-/// items per thread (one bit each in a register). 4-byte items: 384 threads
-/// × 8 rounds × 4 (48 KB); 8-byte: 256 × 12 × 2 (48 KB).
+/// Tile shape of the selection kernel: at most 32 items per thread (one bit
+/// each in a register) and at most 48 KB per tile (two tiles per block, two
+/// blocks per SM). 4-byte items: 384 threads × 8 rounds × 4; 8-byte: 256 ×
+/// 12 × 2; larger items fewer rounds.
 template <class Item>
-struct default_select_tuning : scan_tuning<sizeof(Item) == 8 ? 256 : 384,
-                                           (sizeof(Item) == 8 ? 12 : 32 / vector_items<Item>)> {};
+struct default_select_tuning {
+  static constexpr int threads = sizeof(Item) == 8 ? 256 : 384;
+  static constexpr int max_rounds = 32 / vector_items<Item>;
+  static constexpr int fit_rounds = int(48 * 1024 / (std::size_t(threads) * vector_items<Item> * sizeof(Item)));
+  static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
+};
 
 template <class Item, class Value, class Selector>
 struct select_launch {
@@ -132,13 +140,14 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
 
   extern __shared__ uint4 select_smem[];
-  __shared__ std::uint64_t loaded[2];      // mbarriers of the two buffers
-  __shared__ std::uint32_t buffer_tile[2]; // tile in each buffer (>= num_tiles: none)
-  __shared__ bool buffer_copied[2];        // filled by bulk copy (else by thread loads)
-  __shared__ std::uint32_t launch_tag;    // set in the prologue only
-  __shared__ prefix_t warp_prefix[warps];  // warp totals, then their exclusive prefixes
-  __shared__ prefix_t tile_prefix;         // selected (heads) in this launch before the tile
-  __shared__ select_carry carry;           // from the launches before this one
+  __shared__ std::uint64_t loaded[2];         // mbarriers of the two buffers
+  __shared__ std::uint32_t buffer_tile[2];    // tile in each buffer (>= num_tiles: none)
+  __shared__ bool buffer_copied[2];           // filled by bulk copy (else by thread loads)
+  __shared__ std::uint32_t launch_tag;        // set in the prologue only
+  __shared__ prefix_t warp_prefix[2][warps];  // per buffer: warp totals, then exclusive prefixes
+  __shared__ prefix_t tile_total[2];          // per buffer: the tile's total
+  __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
+  __shared__ select_carry carry;              // from the launches before this one
 
   auto count_of = [](const prefix_t& p) -> std::uint32_t {
     if constexpr (runs) return p.count; else return p;
@@ -149,10 +158,18 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   const bool single_tile = L.num_tiles == 1;
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
-  // Thread 0: draw the next tile for buffer b and start its bulk copy. A
-  // block stops drawing after its first ticket past the end; with a single
-  // tile the one block takes it without a ticket.
+  // Thread 0: put the next tile in buffer b — its ticket (drawn earlier, so
+  // the atomic's latency is hidden), its bulk copy, the item before it — and
+  // arrive on the buffer's barrier. Every fill completes one phase of that
+  // barrier, and the arrival releases the writes above: a thread that has
+  // waited for the phase may read buffer_tile[b], buffer_copied[b] and the
+  // staged items. A block stops drawing after its first ticket past the end;
+  // with a single tile the one block takes it without a ticket.
   bool drawing = true;
+  std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
+  auto draw_early = [&] {
+    if (drawing && !single_tile) drawn = draw_ticket(L.d_status);
+  };
   auto fill = [&](int b) {
     std::uint32_t tile = L.num_tiles;
     if (drawing) {
@@ -160,54 +177,49 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
         tile = 0;
         drawing = false;
       } else {
-        const launch_ticket t = redeem_persistent_ticket(L.d_status, draw_ticket(L.d_status), total_draws);
+        const launch_ticket t = redeem_persistent_ticket(L.d_status, drawn, total_draws);
         tile = t.tile;
         launch_tag = t.tag;  // the same for every draw of the launch
         drawing = tile < L.num_tiles;
       }
     }
     buffer_tile[b] = tile;
-    if (tile >= L.num_tiles) return;
-    Item* const staged = staged_of(b);
-    const std::size_t begin = std::size_t(tile) * tile_size;
-    buffer_copied[b] = L.bulk_loads && begin + tile_size <= L.chunk_items;
-    if (buffer_copied[b])
-      bulk_load(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)), &loaded[b]);
-    else
-      mbarrier_arrive(&loaded[b]);  // thread loads later; keep the barrier's phases in step
-    if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
+    if (tile < L.num_tiles) {
+      Item* const staged = staged_of(b);
+      const std::size_t begin = std::size_t(tile) * tile_size;
+      const bool copied = L.bulk_loads && begin + tile_size <= L.chunk_items;
+      buffer_copied[b] = copied;
+      if (copied) {
+        mbarrier_expect_bytes(&loaded[b], tile_size * std::uint32_t(sizeof(Item)));
+        bulk_copy_to_shared(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)),
+                            &loaded[b]);
+      }
+      if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
+    }
+    mbarrier_arrive(&loaded[b]);
   };
-
-  // Prologue: barriers, the carry, and the first two tiles in flight.
-  if (threadIdx.x == 0) {
-    mbarrier_init(&loaded[0]);
-    mbarrier_init(&loaded[1]);
-    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
-    launch_tag = 0;
-    fill(0);
-    fill(1);
-  }
-  __syncthreads();
-  const std::uint32_t tag = launch_tag;
-
   const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
   const unsigned thread_offset = unsigned(warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
   auto round_offset = [&](int r) { return thread_offset + unsigned(r) * warp_threads * vec; };
   const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
 
-  for (std::uint32_t k = 0;; ++k) {
-    const int b = int(k % 2);
-    const std::uint32_t tile = buffer_tile[b];
-    if (tile >= L.num_tiles) break;
+  // Launch-local position + 1 of the highest set bit of `b` (bit 0 = round
+  // r0's first item) in the tile starting at tile_begin.
+  auto last_head_of = [&](unsigned b, int r0, unsigned tile_begin) -> std::uint32_t {
+    if (b == 0) return 0;
+    const int p = 31 - __clz(b) + r0 * vec;
+    return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
+  };
+
+  // Phases 0-1 for buffer b (after waiting for its barrier): the tile in
+  // shared memory, one bit per item, the warp totals. Without a bulk copy
+  // each thread loads its own slots; slots past the end get the launch's last
+  // item, so selectors only ever see input values. Returns this thread's bits.
+  auto select_tile = [&](int b) -> unsigned {
     Item* const staged = staged_of(b);
-    const unsigned tile_begin = tile * tile_size;  // launch-local
+    const unsigned tile_begin = buffer_tile[b] * tile_size;
     const bool full_tile = tile_begin + tile_size <= L.chunk_items;
     const std::size_t tile_global = L.chunk_begin + tile_begin;
-
-    // Phase 0: the tile in shared memory. Without a bulk copy each thread
-    // loads its own slots; slots past the end get the launch's last item, so
-    // selectors only ever see input values.
-    mbarrier_wait(&loaded[b], (k / 2) % 2);
     if (!buffer_copied[b]) {
       const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
 #pragma unroll
@@ -219,8 +231,6 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
         }
       __syncthreads();
     }
-
-    // Phase 1: one bit per item; the lane's count (and last head).
     unsigned bits = 0;
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
@@ -233,42 +243,83 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       if (valid < unsigned(vec)) bit &= (1u << valid) - 1;
       bits |= (bit & vec_mask) << (r * vec);
     }
-    // Launch-local position + 1 of the highest set bit of `b` (bit 0 = round r0's first item).
-    auto last_head_of = [&](unsigned b, int r0) -> std::uint32_t {
-      if (b == 0) return 0;
-      const int p = 31 - __clz(b) + r0 * vec;
-      return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
-    };
     prefix_t warp_total;
-    if constexpr (runs) warp_total = {unsigned(__popc(bits)), last_head_of(bits, 0)};
+    if constexpr (runs) warp_total = {unsigned(__popc(bits)), last_head_of(bits, 0, tile_begin)};
     else warp_total = unsigned(__popc(bits));
 #pragma unroll
     for (int offset = 1; offset < warp_threads; offset <<= 1)
       warp_total = prefix_op{}(warp_total, shfl_xor(warp_total, offset));  // count: sum, last head: max
-    if (lane == 0) warp_prefix[warp] = warp_total;
+    if (lane == 0) warp_prefix[b][warp] = warp_total;
+    return bits;
+  };
+
+  // Warp 0, after select_tile(b) and a barrier: scan buffer b's warp totals
+  // and publish its aggregate (tile 0: its inclusive prefix) at once, so
+  // tiles after it can look past it while this block is still busy.
+  auto publish_aggregate = [&](int b) {
+    prefix_t w{};
+    if (lane < warps) w = warp_prefix[b][lane];
+    const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
+    const prefix_t total = shfl_idx(inclusive_in_tile, warps - 1);
+    const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
+    if (lane < warps) warp_prefix[b][lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
+    if (lane == 0) {
+      tile_total[b] = total;
+      const std::uint32_t tile = buffer_tile[b];
+      if (!single_tile) status.publish(tile, tile == 0 ? tile_state::inclusive : tile_state::aggregate, total, launch_tag);
+    }
+  };
+
+  // Prologue: barriers, the carry, two tiles in flight, the first one selected.
+  if (threadIdx.x == 0) {
+    mbarrier_init(&loaded[0]);
+    mbarrier_init(&loaded[1]);
+    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+    launch_tag = 0;
+    draw_early();
+    fill(0);
+    draw_early();
+    fill(1);
+  }
+  __syncthreads();
+  mbarrier_wait(&loaded[0], 0);
+  if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
+  unsigned bits = select_tile(0);
+  __syncthreads();
+  if (warp == 0) publish_aggregate(0);
+  __syncthreads();
+
+  for (std::uint32_t k = 0;; ++k) {
+    const int b = int(k % 2), next = 1 - b;
+    const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
+    if (tile >= L.num_tiles) break;
+    mbarrier_wait(&loaded[next], ((k + 1) / 2) % 2);
+    const bool has_next = buffer_tile[next] < L.num_tiles;
+    Item* const staged = staged_of(b);
+    const unsigned tile_begin = tile * tile_size;  // launch-local
+    const bool full_tile = tile_begin + tile_size <= L.chunk_items;
+    const std::size_t tile_global = L.chunk_begin + tile_begin;
+
+    // Phases 0-1 of the next tile first: its aggregate goes out before this
+    // tile's look-back waits.
+    const unsigned next_bits = has_next ? select_tile(next) : 0u;
     __syncthreads();
 
-    // Phase 2: warp 0 scans the warp totals and looks back for the tile prefix.
+    // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
+    // this tile's prefix and publishes its inclusive prefix.
     if (warp == 0) {
-      prefix_t w{};
-      if (lane < warps) w = warp_prefix[lane];
-      const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
-      const prefix_t tile_total = shfl_idx(inclusive_in_tile, warps - 1);
-      const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
-      if (lane < warps) warp_prefix[lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
+      if (has_next) publish_aggregate(next);
+      const prefix_t total = tile_total[b];
       prefix_t before{};
-      if (tile == 0) {
-        if (!single_tile && lane == 0) status.publish(0, tile_state::inclusive, tile_total, tag);
-      } else {
-        if (lane == 0) status.publish(tile, tile_state::aggregate, tile_total, tag);
-        before = warp_look_back<prefix_t>(status, tile, tag, prefix_op{});
-        if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, tile_total), tag);
+      if (tile != 0) {
+        before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+        if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
       }
       if (lane == 0) {
         tile_prefix = before;
         if (tile == L.num_tiles - 1) {
           // The launch's last tile: hand the counts on, or finish the call.
-          const prefix_t all = prefix_op{}(before, tile_total);
+          const prefix_t all = prefix_op{}(before, total);
           select_carry out{carry.selected + count_of(all), carry.last_head};
           if constexpr (runs)
             if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
@@ -285,22 +336,24 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     }
     __syncthreads();
 
-    // Phase 3: every selected item to its slot.
-    prefix_t running = prefix_op{}(tile_prefix, warp_prefix[warp]);
+    // Phase 3: every selected item of this tile to its slot (thread 0 first
+    // draws the ticket for the refill below).
+    if (threadIdx.x == 0) draw_early();
+    prefix_t running = prefix_op{}(tile_prefix, warp_prefix[b][warp]);
     const std::uint64_t base = carry.selected;
     std::uint64_t partition_total = 0;
     if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
 #pragma unroll
     for (int r = 0; r < rounds; ++r) {
-      const unsigned b = (bits >> (r * vec)) & vec_mask;
-      const unsigned lane_count = unsigned(__popc(b));
+      const unsigned rb = (bits >> (r * vec)) & vec_mask;
+      const unsigned lane_count = unsigned(__popc(rb));
       const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
       const unsigned exclusive = inclusive - lane_count;
       const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
       std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
       std::uint32_t round_last = 0;
       if constexpr (runs) {
-        const std::uint32_t lane_last = last_head_of(b, r);
+        const std::uint32_t lane_last = last_head_of(rb, r, tile_begin);
         std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
         round_last = shfl_idx(scanned, warp_threads - 1);
         scanned = shfl_up(scanned, 1);
@@ -308,13 +361,13 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       }
       const unsigned i = round_offset(r);
       const std::size_t g = tile_global + i;
-      if (Mode == select_mode::partition || b != 0) {
+      if (Mode == select_mode::partition || rb != 0) {
         Item v[vec];
         load_shared_vector(staged + i, v);
         unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
 #pragma unroll
         for (int j = 0; j < vec; ++j) {
-          const bool selected = (b >> j) & 1u;
+          const bool selected = (rb >> j) & 1u;
           const std::uint64_t out = base + slot;
           if constexpr (Mode == select_mode::partition) {
             if (full_tile || tile_begin + i + j < L.chunk_items) {
@@ -344,10 +397,11 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       }
     }
 
-    // The buffer is free again: every thread is done with it and with the
-    // shared prefixes. Refill it with the tile after the one in flight.
+    // Buffer b is free again (every thread is done with it and with the
+    // shared prefixes): refill it with the tile after the next one.
     __syncthreads();
     if (threadIdx.x == 0) fill(b);
+    bits = next_bits;
   }
 }
 

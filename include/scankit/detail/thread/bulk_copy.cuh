@@ -31,8 +31,26 @@ __device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, 
       : "memory");
 }
 
-/// Completes the current phase of `bar` without a copy (for a buffer that
-/// was filled by ordinary loads instead), so phase parities stay in step.
+/// Adds `bytes` to the transfer count the current phase of `bar` waits for,
+/// without arriving (the copy itself: bulk_copy_to_shared).
+__device__ __forceinline__ void mbarrier_expect_bytes(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+}
+
+/// Starts copying `bytes` (a multiple of 16; both addresses 16-byte aligned)
+/// from global to shared memory, counted on `bar` (after
+/// mbarrier_expect_bytes; the phase also needs its arrival).
+__device__ __forceinline__ void bulk_copy_to_shared(void* smem_dst, const void* gmem_src, std::uint32_t bytes,
+                                                    std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          shared_address(smem_dst)),
+      "l"(gmem_src), "r"(bytes), "r"(shared_address(bar))
+      : "memory");
+}
+
+/// Arrives on `bar` (release: the thread's earlier shared-memory writes are
+/// visible to every thread whose mbarrier_wait sees the phase complete).
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
