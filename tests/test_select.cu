@@ -44,11 +44,17 @@ template <class T>
 constexpr std::size_t select_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T>>;
 
-/// Sizes around the selection tile (design.md's list).
+/// The tile with byte flags staged beside the items (compact and partition by flags).
+template <class T>
+constexpr std::size_t flagged_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1>>;
+
+/// Sizes around the selection tiles (design.md's list).
 template <class T>
 std::vector<std::size_t> select_sizes() {
-  const std::size_t tile = select_tile<T>;
-  return {1, 31, 32, 33, tile - 1, tile, tile + 1, 3 * tile + 1, 40 * tile - 1, 100003, std::size_t(1) << 20};
+  const std::size_t tile = select_tile<T>, flagged = flagged_tile<T>;
+  return {1,           31,       32,          33,          tile - 1,           tile,   tile + 1,
+          flagged - 1, flagged,  flagged + 1, 3 * tile + 1, 40 * flagged - 1, 100003, std::size_t(1) << 20};
 }
 
 // ---- host references -----------------------------------------------------------

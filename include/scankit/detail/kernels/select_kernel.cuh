@@ -28,6 +28,7 @@
 #include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/select/selectors.cuh>
 #include <scankit/detail/thread/bulk_copy.cuh>
 #include <scankit/detail/thread/shared_vector.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
@@ -85,14 +86,16 @@ struct max_u32_op {
 constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t(1) << 31) / tile * tile; }
 
 /// Tile shape of the selection kernel: at most 32 items per thread (one bit
-/// each in a register) and at most 48 KB per tile (two tiles per block, two
-/// blocks per SM). 4-byte items: 384 threads × 8 rounds × 4; 8-byte: 256 ×
-/// 12 × 2; larger items fewer rounds.
-template <class Item>
+/// each in a register) and at most 48 KB of items and staged flags
+/// (`SideBytes` per item) per tile (two tiles per block, two blocks per SM).
+/// 4-byte items: 384 threads × 8 rounds × 4 (6 rounds with byte flags);
+/// 8-byte: 256 × 12 × 2 (10 with byte flags); larger items fewer rounds.
+template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
   static constexpr int threads = sizeof(Item) == 8 ? 256 : 384;
   static constexpr int max_rounds = 32 / vector_items<Item>;
-  static constexpr int fit_rounds = int(48 * 1024 / (std::size_t(threads) * vector_items<Item> * sizeof(Item)));
+  static constexpr int fit_rounds =
+      int(48 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
   static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
 };
 
@@ -110,6 +113,8 @@ struct select_launch {
   std::uint32_t chunk;       // index of this launch in the call
   bool last_chunk;
   bool bulk_loads;           // d_in 16-byte aligned: tiles arrive by bulk copy
+  const void* d_side;        // the selector's per-item data to stage beside the items (flags), or null
+  bool bulk_side;            // d_side 16-byte aligned: staged by bulk copy with the items
   select_state* d_state;
   std::size_t* d_count;      // where the caller wants the count (or null)
   std::uint64_t* d_status;   // [0] launch counter, [1 + t] tile words
@@ -117,11 +122,13 @@ struct select_launch {
 };
 
 /// Dynamic shared memory: two tile buffers, each 16 bytes (the item before
-/// the tile, for selectors that compare neighbours) followed by the tile.
-template <class Item, class Tuning>
-inline constexpr std::size_t select_buffer_bytes = 16 + tile_items<Item, Tuning> * sizeof(Item);
-template <class Item, class Tuning>
-inline constexpr std::size_t select_smem_bytes = 2 * select_buffer_bytes<Item, Tuning>;
+/// the tile, for selectors that compare neighbours), the tile, and the
+/// selector's staged per-item data (flags), padded to 16 bytes.
+template <class Item, class Tuning, std::size_t SideBytes>
+inline constexpr std::size_t select_buffer_bytes =
+    16 + tile_items<Item, Tuning> * sizeof(Item) + (tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
+template <class Item, class Tuning, std::size_t SideBytes>
+inline constexpr std::size_t select_smem_bytes = 2 * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 /// Resident blocks per SM the kernel is sized for (two double-buffered 48 KB
 /// tiles each fit the H200's 227 KB of shared memory per SM).
@@ -138,11 +145,14 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   static_assert(threads % warp_threads == 0, "whole warps");
   using prefix_t = std::conditional_t<runs, run_prefix, std::uint32_t>;
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
+  constexpr std::size_t side_bytes = side_bytes_of<Selector>;
+  constexpr std::size_t buffer_bytes = select_buffer_bytes<Item, Tuning, side_bytes>;
 
   extern __shared__ uint4 select_smem[];
   __shared__ std::uint64_t loaded[2];         // mbarriers of the two buffers
   __shared__ std::uint32_t buffer_tile[2];    // tile in each buffer (>= num_tiles: none)
   __shared__ bool buffer_copied[2];           // filled by bulk copy (else by thread loads)
+  __shared__ bool buffer_side[2];             // side data (flags) staged too (else read from global)
   __shared__ std::uint32_t launch_tag;        // set in the prologue only
   __shared__ prefix_t warp_prefix[2][warps];  // per buffer: warp totals, then exclusive prefixes
   __shared__ prefix_t tile_total[2];          // per buffer: the tile's total
@@ -153,7 +163,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     if constexpr (runs) return p.count; else return p;
   };
   auto staged_of = [&](int b) {  // staged[-1]: the item before the tile
-    return reinterpret_cast<Item*>(select_smem + b * (select_buffer_bytes<Item, Tuning> / 16) + 1);
+    return reinterpret_cast<Item*>(select_smem + b * (buffer_bytes / 16) + 1);
+  };
+  auto side_of = [&](int b) {  // the staged flags of buffer b
+    return reinterpret_cast<const unsigned char*>(staged_of(b) + tile_size);
   };
   const bool single_tile = L.num_tiles == 1;
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
@@ -188,11 +201,18 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       Item* const staged = staged_of(b);
       const std::size_t begin = std::size_t(tile) * tile_size;
       const bool copied = L.bulk_loads && begin + tile_size <= L.chunk_items;
+      const bool side = side_bytes > 0 && copied && L.bulk_side;
       buffer_copied[b] = copied;
+      buffer_side[b] = side;
       if (copied) {
-        mbarrier_expect_bytes(&loaded[b], tile_size * std::uint32_t(sizeof(Item)));
-        bulk_copy_to_shared(staged, L.d_in + L.chunk_begin + begin, tile_size * std::uint32_t(sizeof(Item)),
-                            &loaded[b]);
+        constexpr std::uint32_t item_bytes = tile_size * std::uint32_t(sizeof(Item));
+        constexpr std::uint32_t flag_bytes = tile_size * std::uint32_t(side_bytes);
+        mbarrier_expect_bytes(&loaded[b], item_bytes + (side ? flag_bytes : 0));
+        bulk_copy_to_shared(staged, L.d_in + L.chunk_begin + begin, item_bytes, &loaded[b]);
+        if (side)
+          bulk_copy_to_shared(const_cast<unsigned char*>(side_of(b)),
+                              static_cast<const unsigned char*>(L.d_side) + (L.chunk_begin + begin) * side_bytes,
+                              flag_bytes, &loaded[b]);
       }
       if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
     }
@@ -239,7 +259,16 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       load_shared_vector(staged + i, v);
       const unsigned valid =
           full_tile ? unsigned(vec) : (tile_begin + i < L.chunk_items ? L.chunk_items - (tile_begin + i) : 0);
-      unsigned bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
+      unsigned bit;
+      if constexpr (side_bytes > 0) {
+        if (buffer_side[b])
+          bit = L.select.template bits_staged<vec>(
+              reinterpret_cast<const typename Selector::flag_type*>(side_of(b)) + i);
+        else
+          bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
+      } else {
+        bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
+      }
       if (valid < unsigned(vec)) bit &= (1u << valid) - 1;
       bits |= (bit & vec_mask) << (r * vec);
     }

@@ -122,7 +122,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   const std::size_t max_tiles = ((n < chunk_items ? n : chunk_items) + tile - 1) / tile;
   constexpr std::size_t state_bytes = (sizeof(select_state) + 255) / 256 * 256;
   const auto kernel = select_kernel<Item, Value, Selector, Mode, Tuning>;
-  constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning>;
+  constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning, side_bytes_of<Selector>>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
   int device = 0, sms = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
@@ -162,6 +162,8 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     L.chunk = std::uint32_t(chunk);
     L.last_chunk = begin + L.chunk_items == n;
     L.bulk_loads = reinterpret_cast<std::uintptr_t>(a.d_in) % 16 == 0;
+    L.d_side = a.d_flags;
+    L.bulk_side = reinterpret_cast<std::uintptr_t>(a.d_flags) % 16 == 0;
     L.d_state = d_state;
     L.d_count = d_count;
     L.d_status = ws.d_status;
@@ -307,7 +309,9 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       throw_on_cuda_error(cudaMemsetAsync(d_count, 0, sizeof(std::size_t), ctx.stream()), "cudaMemsetAsync");
     return 0;
   }
-  if (tuned) return run_select_single_pass<Mode, default_select_tuning<Item>>(ctx, a, select, n, d_count);
+  if (tuned)
+    return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes_of<Selector>>>(ctx, a, select, n,
+                                                                                             d_count);
   if (!wide_offsets) return run_select_textbook<Mode, std::uint32_t>(ctx, a, select, n, d_count, policy);
   return run_select_textbook<Mode, std::uint64_t>(ctx, a, select, n, d_count, policy);
 }

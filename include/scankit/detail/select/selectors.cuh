@@ -19,6 +19,7 @@ namespace scankit::detail {
 /// Selects items whose flag is non-zero (flags[g] for item g).
 template <class Flag>
 struct flag_selector {
+  using flag_type = Flag;
   const Flag* d_flags;
 
   template <int Vec, class Item>
@@ -40,7 +41,23 @@ struct flag_selector {
       if (unsigned(j) < valid) b |= unsigned(static_cast<bool>(d_flags[g + j])) << j;
     return b;
   }
+
+  /// bits() with the vector's flags already staged in shared memory.
+  template <int Vec>
+  __device__ __forceinline__ unsigned bits_staged(const Flag* staged_flags) const {
+    unsigned b = 0;
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(staged_flags[j])) << j;
+    return b;
+  }
 };
+
+/// Bytes per item a selector wants staged in shared memory beside the items
+/// (its flags); 0: nothing.
+template <class Selector>
+inline constexpr std::size_t side_bytes_of = 0;
+template <class Flag>
+inline constexpr std::size_t side_bytes_of<flag_selector<Flag>> = sizeof(Flag);
 
 /// Selects items for which pred(item) is true.
 template <class Pred>
