@@ -3,11 +3,11 @@
 // kernel, tiles ordered by launch ticket, each tile's output position from the
 // decoupled look-back over the selected counts of the tiles before it.
 //
-// Persistent, double-buffered: each block loops over tiles drawn from the
-// launch ticket; while it works on one tile the bulk copy (TMA) of its next
-// tile is in flight, and the next tile's aggregate is published before the
-// current tile looks back (a block holding an unpublished tile would make
-// every later tile wait for it). Per tile:
+// Persistent and pipelined over three tile buffers: each block loops over
+// tiles drawn from the launch ticket; while it scatters one tile, the next is
+// already selected with its aggregate published (a block holding an
+// unpublished tile would make every later tile wait for it) and the bulk copy
+// (TMA) of the one after is in flight. Per tile:
 //   phase 0  the tile's items in shared memory (bulk copy; thread loads for a
 //            misaligned input or a partial tile)
 //   phase 1  each thread evaluates the selector on its items (warp-striped
@@ -85,17 +85,21 @@ struct max_u32_op {
 /// Items per launch: the largest multiple of `tile` not above 2^31.
 constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t(1) << 31) / tile * tile; }
 
+/// Tiles a block holds at once: one being scattered, one selected (its
+/// aggregate published), one arriving by bulk copy.
+constexpr int select_stages = 3;
+
 /// Tile shape of the selection kernel: at most 32 items per thread (one bit
-/// each in a register) and at most 48 KB of items and staged flags
-/// (`SideBytes` per item) per tile (two tiles per block, two blocks per SM).
-/// 4-byte items: 384 threads × 8 rounds × 4 (6 rounds with byte flags);
-/// 8-byte: 256 × 12 × 2 (10 with byte flags); larger items fewer rounds.
+/// each in a register) and at most 32 KB of items and staged flags
+/// (`SideBytes` per item) per tile (three tiles per block, two blocks per
+/// SM). 4-byte items: 384 threads × 5 rounds × 4 (4 rounds with byte flags);
+/// 8-byte: 256 × 8 × 2 (7 with byte flags); larger items fewer rounds.
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
   static constexpr int threads = sizeof(Item) == 8 ? 256 : 384;
   static constexpr int max_rounds = 32 / vector_items<Item>;
   static constexpr int fit_rounds =
-      int(48 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
+      int(32 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
   static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
 };
 
@@ -121,18 +125,14 @@ struct select_launch {
   void* d_status_scratch;    // split-layout values (run-length encoding)
 };
 
-/// Dynamic shared memory: two tile buffers, each 16 bytes (the item before
+/// Dynamic shared memory: select_stages tile buffers, each 16 bytes (the item before
 /// the tile, for selectors that compare neighbours), the tile, and the
 /// selector's staged per-item data (flags), padded to 16 bytes.
 template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_buffer_bytes =
     16 + tile_items<Item, Tuning> * sizeof(Item) + (tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
 template <class Item, class Tuning, std::size_t SideBytes>
-inline constexpr std::size_t select_smem_bytes = 2 * select_buffer_bytes<Item, Tuning, SideBytes>;
-
-/// Resident blocks per SM the kernel is sized for (two double-buffered 48 KB
-/// tiles each fit the H200's 227 KB of shared memory per SM).
-constexpr int select_blocks_per_sm = 2;
+inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
 __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<Item, Value, Selector> L) {
@@ -149,13 +149,14 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   constexpr std::size_t buffer_bytes = select_buffer_bytes<Item, Tuning, side_bytes>;
 
   extern __shared__ uint4 select_smem[];
-  __shared__ std::uint64_t loaded[2];         // mbarriers of the two buffers
-  __shared__ std::uint32_t buffer_tile[2];    // tile in each buffer (>= num_tiles: none)
-  __shared__ bool buffer_copied[2];           // filled by bulk copy (else by thread loads)
-  __shared__ bool buffer_side[2];             // side data (flags) staged too (else read from global)
+  constexpr int stages = select_stages;
+  __shared__ std::uint64_t loaded[stages];       // mbarriers of the buffers
+  __shared__ std::uint32_t buffer_tile[stages];  // tile in each buffer (>= num_tiles: none)
+  __shared__ bool buffer_copied[stages];         // filled by bulk copy (else by thread loads)
+  __shared__ bool buffer_side[stages];           // side data (flags) staged too (else read from global)
   __shared__ std::uint32_t launch_tag;        // set in the prologue only
-  __shared__ prefix_t warp_prefix[2][warps];  // per buffer: warp totals, then exclusive prefixes
-  __shared__ prefix_t tile_total[2];          // per buffer: the tile's total
+  __shared__ prefix_t warp_prefix[stages][warps];  // per buffer: warp totals, then exclusive prefixes
+  __shared__ prefix_t tile_total[stages];          // per buffer: the tile's total
   __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
   __shared__ select_carry carry;              // from the launches before this one
 
@@ -299,16 +300,16 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     }
   };
 
-  // Prologue: barriers, the carry, two tiles in flight, the first one selected.
+  // Prologue: barriers, the carry, a tile in flight in every buffer, the
+  // first one selected.
   if (threadIdx.x == 0) {
-    mbarrier_init(&loaded[0]);
-    mbarrier_init(&loaded[1]);
+    for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
     carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
     launch_tag = 0;
-    draw_early();
-    fill(0);
-    draw_early();
-    fill(1);
+    for (int b = 0; b < stages; ++b) {
+      draw_early();
+      fill(b);
+    }
   }
   __syncthreads();
   mbarrier_wait(&loaded[0], 0);
@@ -319,10 +320,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   __syncthreads();
 
   for (std::uint32_t k = 0;; ++k) {
-    const int b = int(k % 2), next = 1 - b;
+    const int b = int(k % stages), next = int((k + 1) % stages);
     const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
     if (tile >= L.num_tiles) break;
-    mbarrier_wait(&loaded[next], ((k + 1) / 2) % 2);
+    mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
     const bool has_next = buffer_tile[next] < L.num_tiles;
     Item* const staged = staged_of(b);
     const unsigned tile_begin = tile * tile_size;  // launch-local
@@ -427,7 +428,7 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     }
 
     // Buffer b is free again (every thread is done with it and with the
-    // shared prefixes): refill it with the tile after the next one.
+    // shared prefixes): refill it; the copy has stages − 1 iterations to land.
     __syncthreads();
     if (threadIdx.x == 0) fill(b);
     bits = next_bits;

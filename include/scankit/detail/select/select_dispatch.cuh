@@ -127,12 +127,14 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   int device = 0, sms = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
   throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
+  static const int blocks_per_sm = [&] {  // once per kernel: allow > 48 KB of staged tiles; resident blocks
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
                         "cudaFuncSetAttribute");
-    return true;
+    int blocks = 0;
+    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tuning::threads, smem_bytes),
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return blocks > 0 ? blocks : 1;
   }();
-  (void)smem_configured;
 
   select_state* d_state = nullptr;
   for (std::size_t begin = 0, chunk = 0; begin < n; begin += chunk_items, ++chunk) {
@@ -169,7 +171,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     L.d_status = ws.d_status;
     L.d_status_scratch = static_cast<unsigned char*>(ws.d_scratch) + state_bytes;
     // Persistent grid: as many blocks as stay resident, never more than tiles.
-    const unsigned resident = unsigned(sms) * select_blocks_per_sm;
+    const unsigned resident = unsigned(sms) * unsigned(blocks_per_sm);
     const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
     kernel<<<blocks, Tuning::threads, smem_bytes, ctx.stream()>>>(L);
     throw_on_cuda_error(cudaGetLastError(), "selection kernel launch");
