@@ -42,12 +42,12 @@ using scankit::scan_policy;
 
 template <class T>
 constexpr std::size_t select_tile =
-    scankit::detail::select_tile_items<T, scankit::detail::default_select_tuning<T>>;
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T>>;
 
 /// The tile with byte flags staged beside the items (compact and partition by flags).
 template <class T>
 constexpr std::size_t flagged_tile =
-    scankit::detail::select_tile_items<T, scankit::detail::default_select_tuning<T, 1>>;
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1>>;
 
 /// Sizes around the selection tiles (design.md's list).
 template <class T>

@@ -3,22 +3,20 @@
 // kernel, tiles ordered by launch ticket, each tile's output position from the
 // decoupled look-back over the selected counts of the tiles before it.
 //
-// Persistent and pipelined over three tile buffers, with one warp per block
-// dedicated to the look-back: each block loops over tiles drawn from the
-// launch ticket; while its item warps scatter one tile, the look-back warp
-// resolves the prefix of the next (already selected, its aggregate published
-// at once: a block holding an unpublished tile would make every later tile
-// wait for it), and the bulk copy (TMA) of the one after is in flight. Per
-// tile:
+// Persistent and pipelined over three tile buffers: each block loops over
+// tiles drawn from the launch ticket; while it scatters one tile, the next is
+// already selected with its aggregate published (a block holding an
+// unpublished tile would make every later tile wait for it) and the bulk copy
+// (TMA) of the one after is in flight. Per tile:
 //   phase 0  the tile's items in shared memory (bulk copy; thread loads for a
 //            misaligned input or a partial tile)
 //   phase 1  each thread evaluates the selector on its items (warp-striped
 //            16-byte vectors, as in the scan) and keeps the answers as one
 //            bit per item in a single register; warp totals
-//   phase 2  the look-back warp scans the warp totals, publishes the tile's
-//            aggregate, looks back for its prefix (count of selected items
-//            before it; for run-length encoding also the position of the last
-//            run head) and publishes its inclusive prefix
+//   phase 2  warp 0 scans the warp totals and publishes the aggregate (one
+//            tile ahead), looks back for the tile's prefix (count of selected
+//            items before it; for run-length encoding also the position of
+//            the last run head) and publishes its inclusive prefix
 //   phase 3  each warp walks its rounds again with the bits: a warp scan of
 //            the lanes' counts gives every selected item its output slot
 //
@@ -88,28 +86,22 @@ struct max_u32_op {
 constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t(1) << 31) / tile * tile; }
 
 /// Tiles a block holds at once: one being scattered, one selected (its
-/// prefix being looked up), one arriving by bulk copy.
+/// aggregate published), one arriving by bulk copy.
 constexpr int select_stages = 3;
 
-/// Tile shape of the selection kernel: warp 0 of each block looks back, the
-/// other warps hold at most 32 items per thread (one bit each in a register);
-/// at most 32 KB of items and staged flags (`SideBytes` per item) per tile
-/// (three tiles per block, two blocks per SM). 4-byte items: 352 item
-/// threads × 5 rounds × 4 (4 rounds with byte flags); 8-byte: 224 × 9 × 2
-/// (8 with byte flags); larger items fewer rounds.
+/// Tile shape of the selection kernel: at most 32 items per thread (one bit
+/// each in a register) and at most 32 KB of items and staged flags
+/// (`SideBytes` per item) per tile (three tiles per block, two blocks per
+/// SM). 4-byte items: 384 threads × 5 rounds × 4 (4 rounds with byte flags);
+/// 8-byte: 256 × 8 × 2 (7 with byte flags); larger items fewer rounds.
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
-  static constexpr int threads = sizeof(Item) == 8 ? 256 : 384;  // including the look-back warp
+  static constexpr int threads = sizeof(Item) == 8 ? 256 : 384;
   static constexpr int max_rounds = 32 / vector_items<Item>;
   static constexpr int fit_rounds =
-      int(32 * 1024 / (std::size_t(threads - 32) * vector_items<Item> * (sizeof(Item) + SideBytes)));
+      int(32 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
   static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
 };
-
-/// Items per tile: the item warps (all but warp 0) × rounds × vector.
-template <class Item, class Tuning>
-inline constexpr std::size_t select_tile_items =
-    std::size_t(Tuning::threads - warp_threads) * Tuning::rounds * vector_items<Item>;
 
 template <class Item, class Value, class Selector>
 struct select_launch {
@@ -138,34 +130,35 @@ struct select_launch {
 /// selector's staged per-item data (flags), padded to 16 bytes.
 template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_buffer_bytes =
-    16 + select_tile_items<Item, Tuning> * sizeof(Item) + (select_tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
+    16 + tile_items<Item, Tuning> * sizeof(Item) + (tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
 template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
 __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<Item, Value, Selector> L) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<Item>;
-  constexpr int item_warps = threads / warp_threads - 1;  // warp 0 looks back
-  constexpr unsigned tile_size = unsigned(select_tile_items<Item, Tuning>);
+  constexpr int warps = threads / warp_threads;
+  constexpr unsigned tile_size = unsigned(tile_items<Item, Tuning>);
   constexpr unsigned vec_mask = (1u << vec) - 1;
   constexpr bool runs = Mode == select_mode::run_length_encode;
-  constexpr int stages = select_stages;
   static_assert(rounds * vec <= 32, "one selection bit per item in one register");
-  static_assert(threads % warp_threads == 0 && item_warps >= 1 && item_warps <= 32, "whole warps, 2 to 33");
+  static_assert(threads % warp_threads == 0, "whole warps");
   using prefix_t = std::conditional_t<runs, run_prefix, std::uint32_t>;
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
   constexpr std::size_t side_bytes = side_bytes_of<Selector>;
   constexpr std::size_t buffer_bytes = select_buffer_bytes<Item, Tuning, side_bytes>;
 
   extern __shared__ uint4 select_smem[];
-  __shared__ std::uint64_t loaded[stages];              // mbarriers of the buffers
-  __shared__ std::uint32_t buffer_tile[stages];         // tile in each buffer (>= num_tiles: none)
-  __shared__ bool buffer_copied[stages];                // filled by bulk copy (else by thread loads)
-  __shared__ bool buffer_side[stages];                  // flags staged too (else read from global)
-  __shared__ std::uint32_t launch_tag;                  // set in the prologue only
-  __shared__ prefix_t warp_prefix[stages][item_warps];  // per buffer: warp totals, then exclusive prefixes
-  __shared__ prefix_t tile_prefix[stages];              // per buffer: selected (heads) in this launch before it
-  __shared__ select_carry carry;                        // from the launches before this one
+  constexpr int stages = select_stages;
+  __shared__ std::uint64_t loaded[stages];       // mbarriers of the buffers
+  __shared__ std::uint32_t buffer_tile[stages];  // tile in each buffer (>= num_tiles: none)
+  __shared__ bool buffer_copied[stages];         // filled by bulk copy (else by thread loads)
+  __shared__ bool buffer_side[stages];           // side data (flags) staged too (else read from global)
+  __shared__ std::uint32_t launch_tag;        // set in the prologue only
+  __shared__ prefix_t warp_prefix[stages][warps];  // per buffer: warp totals, then exclusive prefixes
+  __shared__ prefix_t tile_total[stages];          // per buffer: the tile's total
+  __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
+  __shared__ select_carry carry;              // from the launches before this one
 
   auto count_of = [](const prefix_t& p) -> std::uint32_t {
     if constexpr (runs) return p.count; else return p;
@@ -226,16 +219,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     }
     mbarrier_arrive(&loaded[b]);
   };
-
   const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
-  const bool looks_back = warp == 0;
-  const int item_warp = warp - 1;  // index among the item warps (-1: the look-back warp)
-  const unsigned thread_offset = unsigned(item_warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
+  const unsigned thread_offset = unsigned(warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
   auto round_offset = [&](int r) { return thread_offset + unsigned(r) * warp_threads * vec; };
   const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
-  auto item_warps_sync = [] {  // barrier 1: the item warps only
-    asm volatile("bar.sync 1, %0;" ::"r"(item_warps * warp_threads) : "memory");
-  };
 
   // Launch-local position + 1 of the highest set bit of `b` (bit 0 = round
   // r0's first item) in the tile starting at tile_begin.
@@ -245,10 +232,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
   };
 
-  // Item warps, phases 0-1 for buffer b (after waiting for its barrier): the
-  // tile in shared memory, one bit per item, the warp totals. Without a bulk
-  // copy each thread loads its own slots; slots past the end get the launch's
-  // last item, so selectors only ever see input values. Returns the bits.
+  // Phases 0-1 for buffer b (after waiting for its barrier): the tile in
+  // shared memory, one bit per item, the warp totals. Without a bulk copy
+  // each thread loads its own slots; slots past the end get the launch's last
+  // item, so selectors only ever see input values. Returns this thread's bits.
   auto select_tile = [&](int b) -> unsigned {
     Item* const staged = staged_of(b);
     const unsigned tile_begin = buffer_tile[b] * tile_size;
@@ -263,7 +250,7 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
           const unsigned i = round_offset(r) + j;
           staged[i] = tile_begin + i < L.chunk_items ? L.d_in[tile_global + i] : last;
         }
-      item_warps_sync();
+      __syncthreads();
     }
     unsigned bits = 0;
 #pragma unroll
@@ -276,7 +263,8 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       unsigned bit;
       if constexpr (side_bytes > 0) {
         if (buffer_side[b])
-          bit = L.select.template bits_staged<vec>(reinterpret_cast<const typename Selector::flag_type*>(side_of(b)) + i);
+          bit = L.select.template bits_staged<vec>(
+              reinterpret_cast<const typename Selector::flag_type*>(side_of(b)) + i);
         else
           bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
       } else {
@@ -291,56 +279,97 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
 #pragma unroll
     for (int offset = 1; offset < warp_threads; offset <<= 1)
       warp_total = prefix_op{}(warp_total, shfl_xor(warp_total, offset));  // count: sum, last head: max
-    if (lane == 0) warp_prefix[b][item_warp] = warp_total;
+    if (lane == 0) warp_prefix[b][warp] = warp_total;
     return bits;
   };
 
-  // The look-back warp, after select_tile(b) and a barrier: scan buffer b's
-  // warp totals, publish the tile's aggregate, look back for its prefix,
-  // publish its inclusive prefix; the launch's last tile also hands the
-  // counts on (or finishes the call). The item warps meanwhile scatter the
-  // tile before it, so the look-back's waits are off their path.
-  auto resolve = [&](int b) {
+  // Warp 0, after select_tile(b) and a barrier: scan buffer b's warp totals
+  // and publish its aggregate (tile 0: its inclusive prefix) at once, so
+  // tiles after it can look past it while this block is still busy.
+  auto publish_aggregate = [&](int b) {
     prefix_t w{};
-    if (lane < item_warps) w = warp_prefix[b][lane];
-    const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, item_warps);
-    const prefix_t total = shfl_idx(inclusive_in_tile, item_warps - 1);
+    if (lane < warps) w = warp_prefix[b][lane];
+    const prefix_t inclusive_in_tile = warp_inclusive_scan(w, prefix_op{}, warps);
+    const prefix_t total = shfl_idx(inclusive_in_tile, warps - 1);
     const prefix_t exclusive_in_tile = shfl_up(inclusive_in_tile, 1);
-    if (lane < item_warps) warp_prefix[b][lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
-    const std::uint32_t tile = buffer_tile[b];
-    const std::uint32_t tag = launch_tag;
-    prefix_t before{};
-    if (tile == 0) {
-      if (!single_tile && lane == 0) status.publish(0, tile_state::inclusive, total, tag);
-    } else {
-      if (lane == 0) status.publish(tile, tile_state::aggregate, total, tag);
-      before = warp_look_back<prefix_t>(status, tile, tag, prefix_op{});
-      if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), tag);
-    }
-    if (lane != 0) return;
-    tile_prefix[b] = before;
-    if (tile != L.num_tiles - 1) return;
-    const prefix_t all = prefix_op{}(before, total);
-    select_carry out{carry.selected + count_of(all), carry.last_head};
-    if constexpr (runs)
-      if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
-    if (!L.last_chunk) {
-      L.d_state->carry[(L.chunk + 1) % 2] = out;
-    } else {
-      L.d_state->count = out.selected;
-      if (L.d_count != nullptr) *L.d_count = out.selected;
-      if constexpr (runs)  // the last run ends with the input
-        if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+    if (lane < warps) warp_prefix[b][lane] = lane == 0 ? prefix_t{} : exclusive_in_tile;
+    if (lane == 0) {
+      tile_total[b] = total;
+      const std::uint32_t tile = buffer_tile[b];
+      if (!single_tile) status.publish(tile, tile == 0 ? tile_state::inclusive : tile_state::aggregate, total, launch_tag);
     }
   };
 
-  // Item warps, phase 3 for buffer b: every selected item to its slot.
-  auto scatter_tile = [&](int b, unsigned bits) {
+  // Prologue: barriers, the carry, a tile in flight in every buffer, the
+  // first one selected.
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
+    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+    launch_tag = 0;
+    for (int b = 0; b < stages; ++b) {
+      draw_early();
+      fill(b);
+    }
+  }
+  __syncthreads();
+  mbarrier_wait(&loaded[0], 0);
+  if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
+  unsigned bits = select_tile(0);
+  __syncthreads();
+  if (warp == 0) publish_aggregate(0);
+  __syncthreads();
+
+  for (std::uint32_t k = 0;; ++k) {
+    const int b = int(k % stages), next = int((k + 1) % stages);
+    const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
+    if (tile >= L.num_tiles) break;
+    mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
+    const bool has_next = buffer_tile[next] < L.num_tiles;
     Item* const staged = staged_of(b);
-    const unsigned tile_begin = buffer_tile[b] * tile_size;  // launch-local
+    const unsigned tile_begin = tile * tile_size;  // launch-local
     const bool full_tile = tile_begin + tile_size <= L.chunk_items;
     const std::size_t tile_global = L.chunk_begin + tile_begin;
-    prefix_t running = prefix_op{}(tile_prefix[b], warp_prefix[b][item_warp]);
+
+    // Phases 0-1 of the next tile first: its aggregate goes out before this
+    // tile's look-back waits.
+    const unsigned next_bits = has_next ? select_tile(next) : 0u;
+    __syncthreads();
+
+    // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
+    // this tile's prefix and publishes its inclusive prefix.
+    if (warp == 0) {
+      if (has_next) publish_aggregate(next);
+      const prefix_t total = tile_total[b];
+      prefix_t before{};
+      if (tile != 0) {
+        before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+        if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+      }
+      if (lane == 0) {
+        tile_prefix = before;
+        if (tile == L.num_tiles - 1) {
+          // The launch's last tile: hand the counts on, or finish the call.
+          const prefix_t all = prefix_op{}(before, total);
+          select_carry out{carry.selected + count_of(all), carry.last_head};
+          if constexpr (runs)
+            if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+          if (!L.last_chunk) {
+            L.d_state->carry[(L.chunk + 1) % 2] = out;
+          } else {
+            L.d_state->count = out.selected;
+            if (L.d_count != nullptr) *L.d_count = out.selected;
+            if constexpr (runs)  // the last run ends with the input
+              if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+          }
+        }
+      }
+    }
+    __syncthreads();
+
+    // Phase 3: every selected item of this tile to its slot (thread 0 first
+    // draws the ticket for the refill below).
+    if (threadIdx.x == 0) draw_early();
+    prefix_t running = prefix_op{}(tile_prefix, warp_prefix[b][warp]);
     const std::uint64_t base = carry.selected;
     std::uint64_t partition_total = 0;
     if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
@@ -397,43 +426,9 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
         running += round_total;
       }
     }
-  };
 
-  // Prologue: barriers, the carry, a tile in flight in every buffer; the
-  // first one selected and resolved.
-  if (threadIdx.x == 0) {
-    for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
-    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
-    launch_tag = 0;
-    for (int b = 0; b < stages; ++b) {
-      draw_early();
-      fill(b);
-    }
-  }
-  __syncthreads();
-  mbarrier_wait(&loaded[0], 0);
-  if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
-  unsigned bits = looks_back ? 0u : select_tile(0);
-  __syncthreads();
-  if (looks_back) resolve(0);
-  __syncthreads();
-
-  for (std::uint32_t k = 0;; ++k) {
-    const int b = int(k % stages), next = int((k + 1) % stages);
-    if (buffer_tile[b] >= L.num_tiles) break;  // waited for in the iteration before
-    mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
-    const bool has_next = buffer_tile[next] < L.num_tiles;
-    // Select the next tile; then the look-back warp resolves it while the
-    // item warps scatter this one (resolved in the iteration before).
-    const unsigned next_bits = has_next && !looks_back ? select_tile(next) : 0u;
-    __syncthreads();
-    if (looks_back) {
-      if (threadIdx.x == 0) draw_early();  // for the refill below
-      if (has_next) resolve(next);
-    } else {
-      scatter_tile(b, bits);
-    }
-    // Buffer b is free again: refill it; the copy has stages - 1 iterations to land.
+    // Buffer b is free again (every thread is done with it and with the
+    // shared prefixes): refill it; the copy has stages − 1 iterations to land.
     __syncthreads();
     if (threadIdx.x == 0) fill(b);
     bits = next_bits;

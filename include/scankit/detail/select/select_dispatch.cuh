@@ -117,7 +117,7 @@ template <select_mode Mode, class Tuning, class Item, class Value, class Selecto
 std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value>& a, Selector select, std::size_t n,
                                    std::size_t* d_count) {
   using prefix_t = std::conditional_t<Mode == select_mode::run_length_encode, run_prefix, std::uint32_t>;
-  constexpr std::size_t tile = select_tile_items<Item, Tuning>;
+  constexpr std::size_t tile = tile_items<Item, Tuning>;
   constexpr std::size_t chunk_items = select_chunk_items(tile);
   const std::size_t max_tiles = ((n < chunk_items ? n : chunk_items) + tile - 1) / tile;
   constexpr std::size_t state_bytes = (sizeof(select_state) + 255) / 256 * 256;
