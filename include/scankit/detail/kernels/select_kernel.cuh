@@ -149,6 +149,9 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
   constexpr std::size_t side_bytes = side_bytes_of<Selector>;
   constexpr std::size_t buffer_bytes = select_buffer_bytes<Item, Tuning, side_bytes>;
+  // Items only: the scatter goes through shared memory (see phase 3).
+  constexpr bool scatter_through_shared =
+      Mode == select_mode::partition || (Mode == select_mode::compact && std::is_same_v<Value, no_values>);
 
   extern __shared__ uint4 select_smem[];
   constexpr int stages = select_stages;
@@ -371,61 +374,101 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     // Phase 3: every selected item of this tile to its slot (thread 0 first
     // draws the ticket for the refill below).
     if (threadIdx.x == 0) draw_early();
-    prefix_t running = prefix_op{}(tile_prefix, warp_prefix[b][warp]);
-    const std::uint64_t base = carry.selected;
     std::uint64_t partition_total = 0;
     if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
+    if constexpr (scatter_through_shared) {
+      // Items only (compact, unique, partition): every item to its slot in the
+      // tile, in shared memory — the selected ones first, then (partition) the
+      // rejected ones — and the block writes the tile's one or two runs with
+      // consecutive threads on consecutive addresses, so stores fill whole
+      // sectors.
+      Item v[rounds][vec];
 #pragma unroll
-    for (int r = 0; r < rounds; ++r) {
-      const unsigned rb = (bits >> (r * vec)) & vec_mask;
-      const unsigned lane_count = unsigned(__popc(rb));
-      const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-      const unsigned exclusive = inclusive - lane_count;
-      const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
-      std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
-      std::uint32_t round_last = 0;
-      if constexpr (runs) {
-        const std::uint32_t lane_last = last_head_of(rb, r, tile_begin);
-        std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
-        round_last = shfl_idx(scanned, warp_threads - 1);
-        scanned = shfl_up(scanned, 1);
-        prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
-      }
-      const unsigned i = round_offset(r);
-      const std::size_t g = tile_global + i;
-      if (Mode == select_mode::partition || rb != 0) {
-        Item v[vec];
-        load_shared_vector(staged + i, v);
-        unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
+      const unsigned tile_selected = count_of(tile_total[b]);
+      unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
+      __syncthreads();  // every item is in registers: the buffer may be rearranged
+#pragma unroll
+      for (int r = 0; r < rounds; ++r) {
+        const unsigned rb = (bits >> (r * vec)) & vec_mask;
+        const unsigned lane_count = unsigned(__popc(rb));
+        const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+        unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
+        const unsigned i = round_offset(r);
 #pragma unroll
         for (int j = 0; j < vec; ++j) {
           const bool selected = (rb >> j) & 1u;
-          const std::uint64_t out = base + slot;
-          if constexpr (Mode == select_mode::partition) {
-            if (full_tile || tile_begin + i + j < L.chunk_items) {
-              if (selected) L.d_out[out] = v[j];
-              else L.d_out[partition_total + (g + j - out)] = v[j];
-            }
-          } else if (selected) {
-            L.d_out[out] = v[j];
-            if constexpr (runs) {
-              if (out > 0) {
-                const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
-                L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
-              }
-              prev_head = tile_begin + i + unsigned(j) + 1;
-            } else if constexpr (!std::is_same_v<Value, no_values>) {
-              L.d_values_out[out] = L.d_values_in[g + j];
-            }
+          if (selected) {
+            staged[slot] = v[r][j];
+          } else if constexpr (Mode == select_mode::partition) {
+            if (full_tile || tile_begin + i + j < L.chunk_items) staged[tile_selected + (i + j - slot)] = v[r][j];
           }
           slot += selected;
         }
+        before += shfl_idx(inclusive, warp_threads - 1);
       }
-      if constexpr (runs) {
-        running.count += round_total;
-        if (round_last > running.last_head) running.last_head = round_last;
-      } else {
-        running += round_total;
+      __syncthreads();
+      const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
+      const std::uint64_t first_rejected = partition_total + (tile_global - first);
+      const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
+      const unsigned written = Mode == select_mode::partition ? items : tile_selected;
+      for (unsigned k = threadIdx.x; k < written; k += threads)
+        L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
+    } else {
+      prefix_t running = prefix_op{}(tile_prefix, warp_prefix[b][warp]);
+      const std::uint64_t base = carry.selected;
+#pragma unroll
+      for (int r = 0; r < rounds; ++r) {
+        const unsigned rb = (bits >> (r * vec)) & vec_mask;
+        const unsigned lane_count = unsigned(__popc(rb));
+        const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+        const unsigned exclusive = inclusive - lane_count;
+        const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
+        std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
+        std::uint32_t round_last = 0;
+        if constexpr (runs) {
+          const std::uint32_t lane_last = last_head_of(rb, r, tile_begin);
+          std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
+          round_last = shfl_idx(scanned, warp_threads - 1);
+          scanned = shfl_up(scanned, 1);
+          prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
+        }
+        const unsigned i = round_offset(r);
+        const std::size_t g = tile_global + i;
+        if (Mode == select_mode::partition || rb != 0) {
+          Item v[vec];
+          load_shared_vector(staged + i, v);
+          unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            const bool selected = (rb >> j) & 1u;
+            const std::uint64_t out = base + slot;
+            if constexpr (Mode == select_mode::partition) {
+              if (full_tile || tile_begin + i + j < L.chunk_items) {
+                if (selected) L.d_out[out] = v[j];
+                else L.d_out[partition_total + (g + j - out)] = v[j];
+              }
+            } else if (selected) {
+              L.d_out[out] = v[j];
+              if constexpr (runs) {
+                if (out > 0) {
+                  const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
+                  L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
+                }
+                prev_head = tile_begin + i + unsigned(j) + 1;
+              } else if constexpr (!std::is_same_v<Value, no_values>) {
+                L.d_values_out[out] = L.d_values_in[g + j];
+              }
+            }
+            slot += selected;
+          }
+        }
+        if constexpr (runs) {
+          running.count += round_total;
+          if (round_last > running.last_head) running.last_head = round_last;
+        } else {
+          running += round_total;
+        }
       }
     }
 
