@@ -84,16 +84,44 @@
 // ~0.2 s at 2^30 on 16 cores; warm-ups, fills and checks); the summary line
 // gives the measured time.
 //
-// Output: stdout table, then a 'summary compact_bench:' line and a 'headline
-// compact' line (uint32, 2^28, 50 %; scripts/gpu-check greps for both);
-// --csv=path writes the docs/benchmarks.md schema: primitive=compact,
-// variant=<operation>_<rate> (flagged_50, if_10, partition_90, unique_50,
-// rle_50), baseline=cub (the matching CUB call) and, for if, baseline=thrust.
+// Scan-policy sweep (--policies, the default; --no-policies skips it). After
+// the cases above: compact_async(ctx, in, uint8 flags, out, n, d_count,
+// policy) for uint32 items, 50 % selected, n = 2^24 and 2^28 (those within
+// --min-log .. --max-log; uint32 must be in --types), for every policy of
+// scankit::all_scan_policies(). The default policy (decoupled_lookback/
+// warp_shuffle, marked '*') is the single-pass kernel timed above; every
+// other policy runs the textbook mark -> exclusive scan of the marks (uint32
+// offsets, with that policy) -> scatter, whose n offsets come from the
+// stream-ordered pool on each call (cudaMallocAsync / cudaFreeAsync inside
+// scankit, so part of its time, as for any caller). Same inputs as the
+// flagged 50 % case (same seed and flags), so the copy, CUB Flagged and the
+// default policy's times of the main sweep are reused where it ran that case
+// (no second CSV row for the default); otherwise they are measured here.
+// Chained policies serialize their tiles (~0.5 us per tile: 4-17 ms per call
+// at 2^24, ~70-270 ms at 2^28): they are timed at 2^24 only, with at most 3
+// timed calls after the verification call and no warm-up; stdout says so.
+// Correctness: CUB's Flagged output is checked against the host reference
+// (as above) and every policy must equal it exactly, count and items, before
+// its timing; after its timed calls every count and output set is compared
+// again. Added time on an H200 (estimated from scan_policies.csv, not yet
+// measured): ~2-4 s, most of it the 14 textbook policies at 2^28 (~2-7 ms a
+// call, 29 calls each).
+//
+// Output: stdout table, then a 'summary compact_bench:' line, a 'summary
+// compact policies:' line (best and worst policy at each size, % of copy)
+// and a 'headline compact' line (uint32, 2^28, 50 %; scripts/gpu-check greps
+// for the summary and headline lines); --csv=path writes the
+// docs/benchmarks.md schema: primitive=compact, variant=<operation>_<rate>
+// (flagged_50, if_10, partition_90, unique_50, rle_50), policy=
+// decoupled_lookback/warp_shuffle, baseline=cub (the matching CUB call) and,
+// for if, baseline=thrust; the policy sweep adds variant=flagged_50,
+// type=uint32 rows with policy=<grid>/<block> (e.g.
+// reduce_then_scan/three_phase), baseline=cub.
 //
 //   compact_bench [--types=uint32,uint64] [--ops=flagged,if,partition,unique,rle] [--rates=10,50,90]
 //                 [--min-log=20] [--max-log=30] [--step-log=2] [--big-reps=20] [--full-check-log=24]
-//                 [--reps=25] [--warmup=3] [--max-pairs=16] [--timeout-s=20] [--seed=N] [--csv=path]
-//                 [--commit=sha] [--quick]
+//                 [--policies | --no-policies] [--reps=25] [--warmup=3] [--max-pairs=16] [--timeout-s=20]
+//                 [--seed=N] [--csv=path] [--commit=sha] [--quick]
 #include "bench_common.cuh"
 
 #include <scankit/context.hpp>
@@ -121,7 +149,10 @@ const std::string usage =
     "  --step-log=2                             step between log2 sizes\n"
     "  --big-reps=20                            timed calls at n >= 2^30 (0: as --reps)\n"
     "  --full-check-log=24                      host check of every output item up to this size,\n"
-    "                                           sampled chunks above\n" +
+    "                                           sampled chunks above\n"
+    "  --policies / --no-policies               scan-policy sweep after the cases above (default: on):\n"
+    "                                           uint32 flagged 50 % at n = 2^24, 2^28 (within --min-log,\n"
+    "                                           --max-log), every scan policy; chained at 2^24 only\n" +
     bench::run_options_usage(43) +
     "  --quick                                  n = 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n"
     "                                           (later options override)\n";
@@ -161,6 +192,7 @@ struct options : bench::run_options {
   std::vector<op> ops = std::vector<op>(std::begin(all_ops), std::end(all_ops));
   std::vector<int> rates{10, 50, 90};
   int min_log = 20, max_log = 30, step_log = 2, big_reps = 20, full_check_log = 24;
+  bool policies = true;  // the scan-policy sweep
 };
 
 options parse_options(int argc, char** argv) {
@@ -171,7 +203,9 @@ options parse_options(int argc, char** argv) {
     std::string v;
     if (arg == "--quick") continue;
     bench::handle_help(arg, usage);
-    if (bench::option_value(arg, "types", v)) {
+    if (arg == "--policies" || arg == "--no-policies") {
+      o.policies = arg == "--policies";
+    } else if (bench::option_value(arg, "types", v)) {
       o.types = bench::parse_choices(v, "types", {"uint32", "uint64"}, usage);
     } else if (bench::option_value(arg, "ops", v)) {
       o.ops.clear();
@@ -830,6 +864,291 @@ const case_result* find_result(const std::vector<case_result>& results, const ch
   return nullptr;
 }
 
+// ------------------------------------------------------ scan-policy sweep --
+
+constexpr int policy_logs[] = {24, 28};  // sizes of the sweep (those within --min-log .. --max-log)
+constexpr int policy_rate = 50;          // % selected
+constexpr int chained_log = 24;          // the only size chained policies are timed at
+constexpr int chained_calls = 3;         // their timed calls at most (no warm-up)
+
+/// "<grid>/<block>", as in the CSV and scan_policies_bench.
+std::string policy_label(const scankit::scan_policy& p) {
+  return std::string(scankit::to_string(p.grid)) + "/" + scankit::to_string(p.block);
+}
+
+/// The policy that runs the single-pass kernel (run_select's test).
+bool is_default_policy(const scankit::scan_policy& p) {
+  return p.grid == scankit::grid_strategy::decoupled_lookback && p.block == scankit::block_algorithm::warp_shuffle;
+}
+
+bool is_chained(const scankit::scan_policy& p) { return p.grid == scankit::grid_strategy::chained; }
+
+/// "45.1%", or with two decimals below 1 % (the chained policies).
+std::string pct_text(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
+  return buf;
+}
+
+/// One policy's median at one size.
+struct policy_result {
+  std::string policy;
+  int lg;
+  double ms, cub_ms, copy_ms, bytes_ratio, spread_pct;
+  int reps;
+  bool is_default, from_main_sweep;
+  double pct(double t) const { return copy_ms * bytes_ratio / t * 100; }
+};
+
+/// What the sweep did, for the summary lines.
+struct policy_sweep_log {
+  std::vector<policy_result> results;
+  std::string not_run;        // why nothing ran (empty if something did)
+  bool chained_skipped = false;  // chained policies left out at a size above chained_log
+};
+
+const char* policy_table_format = "%-6s 2^%-3d %-46s %11.2f %8s %7.3fx %6.1f%% %5d%s\n";
+
+/// Verifies one policy against CUB's verified result (count and items), times
+/// it and rechecks every count and output its timed calls wrote.
+template <class T>
+policy_result run_policy_case(const options& o, const bench::device_info& dev, scankit::context& ctx,
+                              const size_buffers<T>& b, int lg, const scankit::scan_policy& policy,
+                              std::uint64_t k_ref, double cub_ms, double copy_ms, double bytes_ratio,
+                              bench::event_timer& timer) {
+  const std::size_t n = b.n;
+  const std::string name = policy_label(policy);
+  const std::string what = "compact policies uint32 flagged " + std::to_string(policy_rate) + "% " + name + " n=2^" +
+                           std::to_string(lg);
+  const T* const ref = b.ref.template as<T>();
+  const double timeout_s = o.timeout_s;
+  auto call = [&](int k, std::size_t* d_count) {
+    scankit::device::compact_async(ctx, b.d_in(k), b.d_flags(k), b.d_out(k), n, d_count, policy);
+  };
+  std::vector<double> ms;
+  int calls = 0;
+  try {
+    // Correct first: count and items equal CUB's. The call also grows the
+    // context's workspace, so no timed call allocates there.
+    bench::poison(b.d_out(0), n * sizeof(T), stream);
+    BENCH_CUDA(cudaMemsetAsync(b.counts.get(), 0xFF, b.counts.bytes(), stream));
+    call(0, b.d_count(0));
+    BENCH_CUDA(cudaGetLastError());
+    bench::sync_stream(stream, what + " verification run", timeout_s);
+    const std::size_t k = read_count(b.d_count(0));
+    if (k != k_ref) {
+      std::ostringstream s;
+      s << "wrong result: " << what << ": count " << k << ", CUB DeviceSelect::Flagged " << k_ref;
+      bench::die(1, s.str());
+    }
+    check_equal_n<T>(b.d_out(0), "scankit", ref, "CUB", k_ref, dev.sms, timeout_s, what);
+
+    // Timing: outputs poisoned and count slots cleared first (as run_case).
+    for (int p = 0; p < b.pairs; ++p) bench::poison(b.d_out(p), k_ref * sizeof(T), stream);
+    BENCH_CUDA(cudaMemsetAsync(b.counts.get(), 0xFF, b.counts.bytes(), stream));
+    const bool chained = is_chained(policy);
+    const int warmup = chained ? 0 : o.warmup, reps = chained ? std::min(chained_calls, o.reps) : o.reps;
+    ms = timer.run(warmup, [&](int c) { call(c, b.d_count(c)); }, timeout_s, what, reps);
+    calls = warmup + int(ms.size());
+  } catch (const std::exception& e) {
+    bench::die(1, what + ": exception: " + e.what());
+  }
+  std::vector<std::size_t> counts(std::size_t(calls), 0);
+  BENCH_CUDA(cudaMemcpy(counts.data(), b.d_count(0), counts.size() * sizeof(std::size_t), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < calls; ++c)
+    if (counts[std::size_t(c)] != k_ref) {
+      std::ostringstream s;
+      s << "wrong result: " << what << ": call " << c << " of its timed run wrote the count " << counts[std::size_t(c)]
+        << ", CUB's is " << k_ref;
+      bench::die(1, s.str());
+    }
+  for (int p = 0; p < std::min(b.pairs, calls); ++p)
+    check_equal_n<T>(b.d_out(p), "scankit (after its timed calls)", ref, "CUB", k_ref, dev.sms, timeout_s,
+                     what + " set " + std::to_string(p));
+  return {name, lg, bench::median(ms), cub_ms, copy_ms, bytes_ratio, bench::spread_pct(ms), int(ms.size()), false,
+          false};
+}
+
+/// The sweep: uint32 flagged 50 % at each size of policy_logs, every policy.
+void run_policy_sweep(const options& o, const bench::device_info& dev, scankit::context& ctx, bench::csv_writer& csv,
+                      const std::vector<case_result>& results, policy_sweep_log& log) {
+  using T = std::uint32_t;
+  if (!o.policies) {
+    log.not_run = "--no-policies";
+    return;
+  }
+  if (std::find(o.types.begin(), o.types.end(), "uint32") == o.types.end()) {
+    log.not_run = "uint32 not in --types";
+    return;
+  }
+  std::vector<int> logs;
+  for (int lg : policy_logs)
+    if (lg >= o.min_log && lg <= o.max_log) logs.push_back(lg);
+  if (logs.empty()) {
+    log.not_run = "neither 2^24 nor 2^28 within --min-log .. --max-log";
+    return;
+  }
+  const std::vector<scankit::scan_policy> policies = scankit::all_scan_policies();
+  if (policy_label(scankit::scan_policy{}) != policy_name)
+    bench::die(1, "the default scan_policy is " + policy_label(scankit::scan_policy{}) + ", this driver assumes " +
+                      policy_name);
+  std::printf("\n# scan policies: compact_async(..., policy), uint32 items, uint8 flags, %d%% selected; %zu policies "
+              "(* = default: the single-pass kernel of the cases above; the others: mark -> exclusive scan of the "
+              "marks with that policy -> scatter)\n",
+              policy_rate, policies.size());
+  std::printf("# chained policies serialize their tiles (~0.5 us each): timed at 2^%d only, with at most %d calls and "
+              "no warm-up\n",
+              chained_log, std::min(chained_calls, o.reps));
+  std::printf("%-6s %-5s %-46s %11s %8s %8s %7s %5s\n", "type", "n", "policy (* = default)", "scankit_us", "sk%copy",
+              "vs_cub", "sk_iqr%", "reps");
+
+  const std::uint64_t threshold = rate_threshold(policy_rate);
+  const std::string variant = std::string(op_name(op::flagged)) + "_" + std::to_string(policy_rate);
+  for (int lg : logs) {
+    const std::size_t n = std::size_t(1) << lg;
+    const int pairs = bench::rotation_pairs(n * sizeof(T), dev.l2_bytes, o.max_pairs);
+    const int slots = o.warmup + o.reps;
+    const std::string where = "policies uint32 n=2^" + std::to_string(lg);
+    const std::size_t need = size_buffers<T>::bytes_for(n, pairs, slots);
+    std::fprintf(stderr, "[compact_bench] %s: %d buffer set(s), %.1f MiB of device memory\n", where.c_str(), pairs,
+                 need / 1048576.0);
+    bench::require_free_memory(need, where);
+    size_buffers<T> b(n, pairs, slots);
+    cub_temp temp;
+    const unsigned grid = bench::grid_for(n, dev.sms);
+    // The inputs of the flagged 50 % case of the main sweep (same seed, same flags).
+    for (int p = 0; p < pairs; ++p) {
+      fill_items_kernel<T><<<grid, 256, 0, stream>>>(b.in[p].template as<T>(), n, o.seed + lg);
+      BENCH_CHECK_LAUNCH("fill_items_kernel");
+      fill_flags_kernel<<<grid, 256, 0, stream>>>(b.flags[p].template as<std::uint8_t>(), n, o.seed + lg, threshold);
+      BENCH_CHECK_LAUNCH("fill_flags_kernel");
+    }
+
+    // CUB DeviceSelect::Flagged: its result, checked against the host
+    // reference, is what every policy must equal.
+    auto cub_run = [&](void* d_temp, std::size_t& temp_bytes, int k, T* d_out) {
+      return cub::DeviceSelect::Flagged(d_temp, temp_bytes, b.d_in(k), b.d_flags(k), d_out, b.d_cub_count(),
+                                        std::int64_t(n), stream);
+    };
+    std::size_t temp_need = 0;
+    BENCH_CUDA(cub_run(nullptr, temp_need, 0, b.d_out(0)));
+    temp.ensure(temp_need);
+    auto cub_call = [&](int k, T* d_out) {
+      std::size_t have = temp.buffer.bytes();
+      BENCH_CUDA(cub_run(temp.buffer.get(), have, k, d_out));
+    };
+    const host_model<T> model{op::flagged, o.seed + lg, threshold, T{}};
+    const chunk_counts cc = count_chunks(model, n);
+    const std::uint64_t k_ref = cc.total;
+    T* const ref = b.ref.template as<T>();
+    bench::poison(ref, n * sizeof(T), stream);
+    cub_call(0, ref);
+    bench::sync_stream(stream, where + " CUB verification run", o.timeout_s);
+    const std::size_t k_cub = read_count(b.d_cub_count());
+    if (k_cub != k_ref) {
+      std::ostringstream s;
+      s << "wrong result: " << where << ": CUB DeviceSelect::Flagged selected " << k_cub
+        << " items, the host reference " << k_ref;
+      bench::die(1, s.str());
+    }
+    check_against_host<T>(model, cc, n, ref, nullptr, lg <= o.full_check_log, o.timeout_s,
+                          where + " CUB (host reference)");
+    const double bytes_ratio = bytes_moved(op::flagged, n, k_ref, sizeof(T)) / (2.0 * double(n) * sizeof(T));
+
+    // Copy and CUB: from the main sweep's case on the same inputs, else timed here.
+    bench::warm_gpu(20, dev.sms, stream, o.timeout_s);  // clocks up after the host work above
+    bench::event_timer timer(stream, o.reps);
+    const case_result* const main = find_result(results, "uint32", op::flagged, policy_rate, lg);
+    double copy_ms = 0, cub_ms = 0;
+    if (main) {
+      copy_ms = main->copy_ms, cub_ms = main->cub_ms;
+    } else {
+      copy_ms = bench::median(timer.run(
+          o.warmup,
+          [&](int k) {
+            BENCH_CUDA(cudaMemcpyAsync(b.d_out(k), b.d_in(k), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+          },
+          o.timeout_s, where + " cudaMemcpy D2D"));
+      cub_ms = bench::median(
+          timer.run(o.warmup, [&](int k) { cub_call(k, b.d_out(k)); }, o.timeout_s, where + " CUB Flagged"));
+    }
+    const char* const source = main ? "from the main sweep" : "timed here";
+    std::printf("%-6s 2^%-3d %-46s %11.2f %8s %8s %7s %5d   (copy %.2f us; copy and CUB %s; %d set(s))\n",
+                "uint32", lg, "cub", cub_ms * 1e3, pct_text(copy_ms * bytes_ratio / cub_ms * 100).c_str(), "", "",
+                main ? main->reps : o.reps, copy_ms * 1e3, source, pairs);
+
+    const std::string chained_note =
+        "   (chained: no warm-up, " + std::to_string(std::min(chained_calls, o.reps)) + " timed call(s))";
+    int skipped = 0;
+    for (const auto& p : policies) {
+      const std::string name = policy_label(p);
+      const bool is_default = is_default_policy(p);
+      if (is_chained(p) && lg != chained_log) {
+        ++skipped;
+        continue;
+      }
+      policy_result r{};
+      if (is_default && main) {  // timed above on the same inputs: no second run, no second CSV row
+        r = {name, lg, main->scankit_ms, cub_ms, copy_ms, bytes_ratio, main->scankit_spread_pct, main->reps,
+             true, true};
+      } else {
+        r = run_policy_case<T>(o, dev, ctx, b, lg, p, k_ref, cub_ms, copy_ms, bytes_ratio, timer);
+        r.is_default = is_default;
+        csv.row("compact", variant, name, "uint32", n, r.ms, "cub", cub_ms, copy_ms, bytes_ratio);
+      }
+      const std::string note = r.from_main_sweep ? "   (main sweep)" : is_chained(p) ? chained_note : "";
+      std::printf(policy_table_format, "uint32", lg, (name + (is_default ? " *" : "")).c_str(), r.ms * 1e3,
+                  pct_text(r.pct(r.ms)).c_str(), cub_ms / r.ms, r.spread_pct, r.reps, note.c_str());
+      std::fflush(stdout);
+      log.results.push_back(r);
+    }
+    if (skipped) {
+      log.chained_skipped = true;
+      std::printf("# %d chained policies not timed at 2^%d (serial tiles: %dx the tiles of 2^%d per call)\n", skipped,
+                  lg, 1 << (lg - chained_log), chained_log);
+    }
+    bench::sync_stream(stream, where + " end", o.timeout_s);
+  }
+}
+
+/// 'summary compact policies:' per size, the best and the worst policy by %
+/// of copy, the default and CUB.
+void print_policy_summary(const policy_sweep_log& log) {
+  std::string line = "summary compact policies:";
+  if (log.results.empty()) {
+    std::printf("%s not run (%s)\n", line.c_str(), log.not_run.empty() ? "no case" : log.not_run.c_str());
+    return;
+  }
+  line += " uint32 flagged " + std::to_string(policy_rate) + "%, % of copy;";
+  std::vector<int> logs;
+  for (const auto& r : log.results)
+    if (std::find(logs.begin(), logs.end(), r.lg) == logs.end()) logs.push_back(r.lg);
+  for (int lg : logs) {
+    const policy_result *best = nullptr, *worst = nullptr, *def = nullptr;
+    int count = 0;
+    for (const auto& r : log.results) {
+      if (r.lg != lg) continue;
+      ++count;
+      if (!best || r.ms < best->ms) best = &r;
+      if (!worst || r.ms > worst->ms) worst = &r;
+      if (r.is_default) def = &r;
+    }
+    line += " 2^" + std::to_string(lg) + " (" + std::to_string(count) + " policies) best " + best->policy + " " +
+            pct_text(best->pct(best->ms)) + ", worst " + worst->policy + " " + pct_text(worst->pct(worst->ms));
+    if (def) line += ", default " + pct_text(def->pct(def->ms));
+    line += ", CUB Flagged " + pct_text(best->pct(best->cub_ms)) + ";";
+  }
+  const bool any_chained = std::any_of(log.results.begin(), log.results.end(),
+                                      [](const policy_result& r) { return r.policy.rfind("chained/", 0) == 0; });
+  if (log.chained_skipped)
+    line += any_chained ? " chained timed at 2^" + std::to_string(chained_log) + " only, at most " +
+                              std::to_string(chained_calls) + " calls"
+                        : " chained not timed (2^" + std::to_string(chained_log) + " not run)";
+  else
+    line.pop_back();  // the last ';'
+  std::printf("%s\n", line.c_str());
+}
+
 void print_headline(const std::vector<case_result>& results) {
   std::string line = "headline compact u32 2^28 50%:";
   char buf[256];
@@ -876,6 +1195,8 @@ int main(int argc, char** argv) {
       if (t == "uint32") run_type<std::uint32_t>("uint32", o, dev, ctx, csv, results);
       if (t == "uint64") run_type<std::uint64_t>("uint64", o, dev, ctx, csv, results);
     }
+    policy_sweep_log policy_log;
+    run_policy_sweep(o, dev, ctx, csv, results, policy_log);
     bench::sync_stream(stream, "the end of the run", o.timeout_s);
     if (!csv.path().empty()) std::printf("# wrote %s\n", csv.path().c_str());
     int big = 0;
@@ -884,11 +1205,18 @@ int main(int argc, char** argv) {
     if (big && o.big_reps < o.reps)
       big_note = "; " + std::to_string(big) + " case(s) at n >= 2^30 timed with " + std::to_string(o.big_reps) +
                  " calls instead of " + std::to_string(o.reps);
+    int policy_cases = 0;
+    for (const auto& r : policy_log.results) policy_cases += !r.from_main_sweep;
+    const std::string policy_note =
+        policy_log.results.empty()
+            ? "scan-policy sweep not run"
+            : "scan-policy sweep: " + std::to_string(policy_cases) + " more case(s), each equal to CUB Flagged exactly";
     std::printf("summary compact_bench: all %zu cases verified (scankit == CUB exactly: counts, items, partition "
                 "with CUB's rejected part reversed, run lengths; Thrust copy_if too; and an independent host "
-                "reference, every item for n <= 2^%d, %d sampled chunks of %zu items above)%s; %.1f s\n",
-                results.size(), o.full_check_log, sampled_chunks, check_chunk, big_note.c_str(),
+                "reference, every item for n <= 2^%d, %d sampled chunks of %zu items above)%s; %s; %.1f s\n",
+                results.size(), o.full_check_log, sampled_chunks, check_chunk, big_note.c_str(), policy_note.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    print_policy_summary(policy_log);
     print_headline(results);
   } catch (const std::exception& e) {
     bench::die(1, std::string("exception: ") + e.what());

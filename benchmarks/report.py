@@ -37,9 +37,14 @@ pct_of_copy × scankit_ms ÷ baseline_ms (same bytes). The markdown starts with
 a headline (uint32, 2^28, 50 %), then one table per type at 2^28 and at 2^24
 (the largest size when neither was run): a row per operation and rate, with
 scankit % of copy, and per baseline (CUB, Thrust) its % of copy and the
-speedup; then the table of all cases. The plot has one panel per type: % of
-copy against n for each operation at 50 % (the rate nearest 50 % when absent),
-scankit solid, CUB dashed, Thrust dotted, one colour per operation.
+speedup; then, when the CSV holds compact_bench's scan-policy sweep (uint32
+flagged_50 rows whose policy is not the default), a table of % of copy with a
+row per scan policy (the default first, in bold; CUB DeviceSelect::Flagged
+last) and a column per n the sweep ran; then the table of all cases. The
+plot has one panel per type: % of copy against n for each operation at 50 %
+(the rate nearest 50 % when absent), scankit solid, CUB dashed, Thrust
+dotted, one colour per operation. The headline, the per-type tables, the
+table of all cases and the plot use the default-policy rows only.
 
 Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot] [--out-dir DIR]
 Only the Python standard library is needed for the markdown.
@@ -216,6 +221,11 @@ def is_compact(cases):
     return all(k[0] == "compact" for k in cases)
 
 
+def compact_default(cases):
+    """The default-policy rows: every compact table but the policy table, and the plot."""
+    return {k: c for k, c in cases.items() if k[2] == DEFAULT_POLICY}
+
+
 def compact_variant(variant):
     """("flagged", 50) from "flagged_50"; (variant, None) if it has no rate."""
     op, _, rate = variant.rpartition("_")
@@ -290,6 +300,46 @@ def compact_tables(cases):
     return lines
 
 
+POLICY_SWEEP_VARIANT, POLICY_SWEEP_TYPE = "flagged_50", "uint32"  # compact_bench's scan-policy sweep
+
+
+def compact_policy_table(cases):
+    """The scan-policy sweep: uint32 flagged 50 %, % of copy with a row per
+    policy (the default first, in bold) and a column per n the sweep ran;
+    CUB DeviceSelect::Flagged last. Empty without the sweep's rows."""
+    sweep = {k: c for k, c in cases.items() if k[1] == POLICY_SWEEP_VARIANT and k[3] == POLICY_SWEEP_TYPE}
+    sizes = sorted({k[4] for k in sweep if k[2] != DEFAULT_POLICY})
+    if not sizes:
+        return []
+    policies = sorted({k[2] for k in sweep if k[4] in sizes}, key=lambda p: (p != DEFAULT_POLICY, policy_order(p)))
+    lines = [f"### {POLICY_SWEEP_TYPE} flagged 50 %: % of copy by scan policy", ""]
+    lines.append("| policy | " + " | ".join(size_label(n) for n in sizes) + " |")
+    lines.append("|---|" + "---:|" * len(sizes))
+    for p in policies:
+        cells = []
+        for n in sizes:
+            c = sweep.get(("compact", POLICY_SWEEP_VARIANT, p, POLICY_SWEEP_TYPE, n))
+            cell = fmt_pct(None if c is None else compact_pct(c))
+            cells.append(f"**{cell}**" if p == DEFAULT_POLICY and c is not None else cell)
+        label = f"**{p} (default)**" if p == DEFAULT_POLICY else p
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    cub_cells = []
+    for n in sizes:
+        # CUB is measured once per size: the default row's, else any row's.
+        at_n = sorted((k for k in sweep if k[4] == n and "cub" in sweep[k]["baselines"]),
+                      key=lambda k: (k[2] != DEFAULT_POLICY, policy_order(k[2])))
+        c = sweep[at_n[0]] if at_n else None
+        cub_cells.append(fmt_pct(None if c is None else compact_pct(c, c["baselines"]["cub"])))
+    lines.append(f"| *CUB {COMPACT_CUB['flagged']}* | " + " | ".join(cub_cells) + " |")
+    lines.append("")
+    lines.append("compact_async with uint8 flags and each scan policy (grid strategy / block algorithm): the default "
+                 "is the single-pass selection (decoupled look-back); every other policy runs mark → exclusive scan "
+                 "of the marks with that policy → scatter. % copy as above (flagged bytes). — = not run: chained "
+                 "policies, whose tiles run one after the other, are timed at 2^24 only.")
+    lines.append("")
+    return lines
+
+
 def write_compact_markdown(cases, meta, csv_path, md_path, title):
     lines = [f"# {title}", ""]
     lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
@@ -300,10 +350,12 @@ def write_compact_markdown(cases, meta, csv_path, md_path, title):
                  f"the operation's time × 100 ({COMPACT_BYTES}); speedup = baseline time ÷ scankit time. Rate: % of "
                  "items selected (flagged, if, partition) or starting a run (unique, rle: mean run length 100 ÷ rate).")
     lines.append("")
+    all_cases, cases = cases, compact_default(cases)
     hl = compact_headline(cases)
     if hl:
         lines += [hl, ""]
     lines += compact_tables(cases)
+    lines += compact_policy_table(all_cases)
     lines += ["### All cases", ""]
     show_thrust = any("thrust" in c["baselines"] for c in cases.values())
     policies = sorted({k[2] for k in cases})
@@ -327,7 +379,7 @@ def write_compact_markdown(cases, meta, csv_path, md_path, title):
         lines.append("| " + " | ".join(row) + " |")
     with open(md_path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print(f"wrote {md_path} ({len(cases)} cases)")
+    print(f"wrote {md_path} ({len(all_cases)} cases)")
 
 
 def write_compact_plot(plt, cases, meta, png_path, title):
@@ -426,7 +478,11 @@ def write_plot(cases, meta, png_path, title):
         print(f"matplotlib not available: skipped the plot ({png_path})")
         return
     if is_compact(cases):
-        write_compact_plot(plt, cases, meta, png_path, title)
+        default_cases = compact_default(cases)
+        if default_cases:
+            write_compact_plot(plt, default_cases, meta, png_path, title)
+        else:
+            print(f"no {DEFAULT_POLICY} rows: skipped the plot ({png_path})")
         return
     if policy_sweep(cases):
         write_policy_plot(plt, cases, meta, png_path, title)
