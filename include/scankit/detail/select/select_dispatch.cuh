@@ -148,7 +148,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
                             "cudaMemsetAsync");
         count_selected_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx.stream()>>>(a.d_in, select, n,
                                                                                     &d_state->partition_total);
-      throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
+        throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
     }
     select_launch<Item, Value, Selector> L{};
