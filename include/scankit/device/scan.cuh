@@ -14,6 +14,7 @@
 #include <scankit/context.hpp>
 #include <scankit/device/operators.cuh>
 #include <scankit/detail/kernels/scan_kernel.cuh>
+#include <scankit/detail/memory_ranges.hpp>
 #include <scankit/detail/textbook_dispatch.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 #include <scankit/error.hpp>
@@ -42,9 +43,7 @@ inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_
   if (n == 0) return;
   if (d_in == nullptr || d_out == nullptr) throw std::invalid_argument(where + "null device pointer with n > 0");
   if (n > std::numeric_limits<std::size_t>::max() / size) throw std::invalid_argument(where + "n * sizeof(T) overflows");
-  const auto in = reinterpret_cast<std::uintptr_t>(d_in), out = reinterpret_cast<std::uintptr_t>(d_out);
-  const std::uintptr_t bytes = n * size;
-  if (in != out && in < out + bytes && out < in + bytes)
+  if (d_in != d_out && ranges_overlap(d_in, n * size, d_out, n * size))
     throw std::invalid_argument(where + "input and output overlap (only d_out == d_in is allowed)");
 }
 

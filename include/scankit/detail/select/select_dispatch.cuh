@@ -7,6 +7,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/kernels/select_kernel.cuh>
+#include <scankit/detail/memory_ranges.hpp>
 #include <scankit/detail/select/selectors.cuh>
 #include <scankit/detail/textbook_dispatch.cuh>
 #include <scankit/error.hpp>
@@ -33,11 +34,6 @@ struct select_arrays {
   Item* d_out = nullptr;
   Value* d_values_out = nullptr;    // compact: values; RLE: run lengths
 };
-
-inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return x != 0 && y != 0 && a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
-}
 
 /// std::invalid_argument for null pointers, sizes that overflow, and
 /// overlaps. Compact, unique and RLE may write their items over the input
@@ -101,13 +97,18 @@ __global__ void count_selected_kernel(const Item* d_in, Selector select, std::si
   if (lane_id() == 0 && count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), count);
 }
 
-/// Blocks for a grid-stride kernel over n items: enough to fill the current
-/// GPU (16 blocks per SM), fewer when n is small.
-inline unsigned grid_stride_blocks(std::size_t n, unsigned threads) {
+/// SMs of the current device.
+inline unsigned current_sm_count() {
   int device = 0, sms = 0;
   throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
   throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  const std::size_t wanted = (n + threads - 1) / threads, most = std::size_t(sms) * 16;
+  return unsigned(sms);
+}
+
+/// Blocks for a grid-stride kernel over n items: enough to fill the current
+/// GPU (16 blocks per SM), fewer when n is small.
+inline unsigned grid_stride_blocks(std::size_t n, unsigned threads) {
+  const std::size_t wanted = (n + threads - 1) / threads, most = std::size_t(current_sm_count()) * 16;
   return unsigned(wanted < most ? wanted : most);
 }
 
@@ -124,9 +125,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   const auto kernel = select_kernel<Item, Value, Selector, Mode, Tuning>;
   constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning, side_bytes_of<Selector>>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
-  int device = 0, sms = 0;
-  throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
-  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const unsigned sms = current_sm_count();
   static const int blocks_per_sm = [&] {  // once per kernel: allow > 48 KB of staged tiles; resident blocks
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
                         "cudaFuncSetAttribute");
@@ -171,7 +170,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     L.d_status = ws.d_status;
     L.d_status_scratch = static_cast<unsigned char*>(ws.d_scratch) + state_bytes;
     // Persistent grid: as many blocks as stay resident, never more than tiles.
-    const unsigned resident = unsigned(sms) * unsigned(blocks_per_sm);
+    const unsigned resident = sms * unsigned(blocks_per_sm);
     const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
     kernel<<<blocks, Tuning::threads, smem_bytes, ctx.stream()>>>(L);
     throw_on_cuda_error(cudaGetLastError(), "selection kernel launch");
