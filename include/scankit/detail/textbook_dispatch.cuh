@@ -82,7 +82,7 @@ class textbook_scanner {
     if (grid == grid_strategy::decoupled_lookback || grid == grid_strategy::chained || tiles == 1) {
       textbook_launch<T> L = launch_for(n, initial, exclusive);
       if (tiles > 1) {
-        const workspace_view ws = ctx_.acquire(1 + tiles, tile_status<T>::scratch_bytes(tiles));
+        const workspace_view ws = ctx_.acquire(1 + tile_status<T>::words(tiles), tile_status<T>::scratch_bytes(tiles));
         L.d_status = ws.d_status;
         L.d_status_scratch = ws.d_scratch;
       } else {

@@ -38,40 +38,34 @@ std::size_t scan_num_tiles(std::size_t n) {
 }
 
 inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_t n, std::size_t size,
-                                 const char* name) {
+                                 const char* name, std::size_t in_size = 0) {
   const std::string where = std::string("scankit::") + name + ": ";
   if (n == 0) return;
+  if (in_size == 0) in_size = size;
   if (d_in == nullptr || d_out == nullptr) throw std::invalid_argument(where + "null device pointer with n > 0");
   if (n > std::numeric_limits<std::size_t>::max() / size) throw std::invalid_argument(where + "n * sizeof(T) overflows");
-  if (d_in != d_out && ranges_overlap(d_in, n * size, d_out, n * size))
+  const bool in_place = d_in == d_out && in_size == size;
+  if (!in_place && ranges_overlap(d_in, n * in_size, d_out, n * size))
     throw std::invalid_argument(where + "input and output overlap (only d_out == d_in is allowed)");
 }
 
-/// Validates, then launches the single-pass scan on ctx.stream().
-template <bool Exclusive, class Tuning, class T, class Op>
-void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
-                   const char* name) {
-  check_scan_arguments(d_in, d_out, n, sizeof(T), name);
-  if (n == 0) return;
-  const std::size_t num_tiles = scan_num_tiles<T, Tuning>(n);
-  if (num_tiles > std::size_t(std::numeric_limits<std::int32_t>::max()))
-    throw std::invalid_argument(std::string("scankit::") + name + ": n too large (more than 2^31 - 1 tiles)");
-
+/// Launches the single-pass scan on `stream` with the given look-back
+/// storage (d_status: 1 + tile_status<T>::words(tiles) words, d_scratch:
+/// tile_status<T>::scratch_bytes(tiles) bytes; unused for one tile).
+template <bool Exclusive, class Tuning, class In, class T, class Op>
+void launch_single_pass_scan(cudaStream_t stream, const In* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                             std::uint64_t* d_status, void* d_scratch, T* d_total, const char* name) {
   scan_launch<T> launch{};
   launch.n = n;
-  launch.num_tiles = std::uint32_t(num_tiles);
-  launch.bulk_loads = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && staged_tile_bytes<T, Tuning> % 16 == 0;
+  launch.num_tiles = std::uint32_t(scan_num_tiles<T, Tuning>(n));
+  launch.bulk_loads = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && staged_tile_bytes<T, Tuning, In> % 16 == 0;
   launch.vector_stores = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   launch.initial = initial;
-  if (num_tiles > 1) {
-    const workspace_view ws = ctx.acquire(1 + num_tiles, tile_status<T>::scratch_bytes(num_tiles));
-    launch.d_status = ws.d_status;
-    launch.d_scratch = ws.d_scratch;
-  } else {
-    ctx.acquire(0, 0);  // checks that a device is there
-  }
-  const auto kernel = scan_kernel<T, Op, Tuning, Exclusive>;
-  constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning>;
+  launch.d_total = d_total;
+  launch.d_status = d_status;
+  launch.d_scratch = d_scratch;
+  const auto kernel = scan_kernel<In, T, Op, Tuning, Exclusive>;
+  constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning, In>;
   static_assert(smem_bytes <= 200 * 1024, "tile too large for shared memory: use a tuning with fewer rounds/threads");
   static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
@@ -79,8 +73,31 @@ void dispatch_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, 
     return true;
   }();
   (void)smem_configured;
-  kernel<<<unsigned(num_tiles), Tuning::threads, smem_bytes, ctx.stream()>>>(d_in, d_out, op, launch);
+  kernel<<<launch.num_tiles, Tuning::threads, smem_bytes, stream>>>(d_in, d_out, op, launch);
   throw_on_cuda_error(cudaGetLastError(), name);
+}
+
+/// Validates, then launches the single-pass scan on ctx.stream(). In items
+/// are converted to T as they are loaded; `d_total`, if given, receives the
+/// scan of all n items (initial included).
+template <bool Exclusive, class Tuning, class In, class T, class Op>
+void dispatch_scan(context& ctx, const In* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                   const char* name, T* d_total = nullptr) {
+  check_scan_arguments(d_in, d_out, n, sizeof(T), name, sizeof(In));
+  if (n == 0) return;
+  const std::size_t num_tiles = scan_num_tiles<T, Tuning>(n);
+  if (num_tiles > std::size_t(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument(std::string("scankit::") + name + ": n too large (more than 2^31 - 1 tiles)");
+
+  if (num_tiles > 1) {
+    const workspace_view ws = ctx.acquire(1 + tile_status<T>::words(num_tiles), tile_status<T>::scratch_bytes(num_tiles));
+    launch_single_pass_scan<Exclusive, Tuning>(ctx.stream(), d_in, d_out, n, op, initial, ws.d_status, ws.d_scratch,
+                                               d_total, name);
+  } else {
+    ctx.acquire(0, 0);  // checks that a device is there
+    launch_single_pass_scan<Exclusive, Tuning>(ctx.stream(), d_in, d_out, n, op, initial, nullptr, nullptr, d_total,
+                                               name);
+  }
 }
 
 /// True for the policy that runs the tuned single-pass kernel.
@@ -167,7 +184,7 @@ template <class T, class Tuning = detail::default_scan_tuning<T>>
 std::size_t scan_workspace_bytes(std::size_t n) {
   const std::size_t tiles = detail::scan_num_tiles<T, Tuning>(n);
   if (tiles <= 1) return 0;
-  return context::workspace_bytes_for(1 + tiles, detail::tile_status<T>::scratch_bytes(tiles));
+  return context::workspace_bytes_for(1 + detail::tile_status<T>::words(tiles), detail::tile_status<T>::scratch_bytes(tiles));
 }
 
 }  // namespace device

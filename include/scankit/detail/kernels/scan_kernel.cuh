@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace scankit::detail {
 
@@ -30,11 +31,13 @@ struct scan_launch {
   maybe<T> initial;         // initial value (exclusive scans always have one)
   std::uint64_t* d_status;  // [0] launch counter, [1 + t] tile t's word; unused for one tile
   void* d_scratch;          // split-layout tile values
+  T* d_total;               // if set, receives initial ⊕ in[0] ⊕ ... ⊕ in[n-1] (written by the last tile)
 };
 
-/// Dynamic shared memory of one block: the staged tile.
-template <class T, class Tuning>
-inline constexpr std::size_t staged_tile_bytes = tile_items<T, Tuning> * sizeof(T);
+/// Dynamic shared memory of one block: the staged tile of input items (In),
+/// tile_items<T> of them (the tile shape is the scanned type's).
+template <class T, class Tuning, class In = T>
+inline constexpr std::size_t staged_tile_bytes = tile_items<T, Tuning> * sizeof(In);
 
 template <class T, int Vec>
 __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const T (&v)[Vec]) {
@@ -50,16 +53,18 @@ __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const
   for (int j = 0; j < Vec; ++j) p[j] = v[j];
 }
 
-template <class T, class Op, class Tuning, bool Exclusive>
+/// Scans In items converted to T (In == T for ordinary scans; a narrower
+/// integer In widens, e.g. uint32 sizes to uint64 offsets).
+template <class In, class T, class Op, class Tuning, bool Exclusive>
 __global__ void __launch_bounds__(Tuning::threads)
-    scan_kernel(const T* d_in, T* d_out, Op op, scan_launch<T> launch) {
+    scan_kernel(const In* d_in, T* d_out, Op op, scan_launch<T> launch) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<T>;
   constexpr std::size_t tile_size = tile_items<T, Tuning>;
   using block_scan = block_scan_warp_shuffle<T, threads, rounds, vec>;
   using status_t = tile_status<T>;
 
-  extern __shared__ uint4 staged_words[];  // the tile, staged_tile_bytes<T, Tuning>
-  T* const staged = reinterpret_cast<T*>(staged_words);
+  extern __shared__ uint4 staged_words[];  // the tile, staged_tile_bytes<T, Tuning, In>
+  In* const staged = reinterpret_cast<In*>(staged_words);
   __shared__ typename block_scan::storage scan_storage;
   __shared__ launch_ticket ticket;
   __shared__ std::uint64_t tile_loaded;  // mbarrier of the bulk copy
@@ -77,7 +82,7 @@ __global__ void __launch_bounds__(Tuning::threads)
     copied = launch.bulk_loads && (std::size_t(ticket.tile) + 1) * tile_size <= launch.n;
     if (copied) {
       mbarrier_init(&tile_loaded);
-      bulk_load(staged, d_in + std::size_t(ticket.tile) * tile_size, std::uint32_t(staged_tile_bytes<T, Tuning>),
+      bulk_load(staged, d_in + std::size_t(ticket.tile) * tile_size, std::uint32_t(staged_tile_bytes<T, Tuning, In>),
                 &tile_loaded);
     }
   }
@@ -94,7 +99,7 @@ __global__ void __launch_bounds__(Tuning::threads)
   if (copied) {
     mbarrier_wait(&tile_loaded, 0);
   } else {
-    const T last = d_in[launch.n - 1];
+    const In last = d_in[launch.n - 1];
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
 #pragma unroll
@@ -118,10 +123,24 @@ __global__ void __launch_bounds__(Tuning::threads)
     if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
     return maybe<T>{exclusive, true};
   };
-  auto load_round = [&](int r, T(&v)[vec]) { load_shared_vector(staged + thread_offset + r * warp_threads * vec, v); };
+  auto load_round = [&](int r, T(&v)[vec]) {
+    const In* p = staged + thread_offset + r * warp_threads * vec;
+    if constexpr (std::is_same_v<In, T>) {
+      load_shared_vector(p, v);
+    } else {
+#pragma unroll
+      for (int j = 0; j < vec; ++j) v[j] = T(p[j]);
+    }
+  };
   const bool full_tile = tile_begin + tile_size <= launch.n;
+  const bool writes_total = launch.d_total != nullptr && my.tile + 1 == launch.num_tiles;
   auto emit_round = [&](int r, const T(&v)[vec]) {
-    const std::size_t i = tile_begin + thread_offset + r * warp_threads * vec;
+    const std::size_t k = thread_offset + r * warp_threads * vec, i = tile_begin + k;
+    if (writes_total) {  // the scan of all n items: the last item's inclusive value
+#pragma unroll
+      for (int j = 0; j < vec; ++j)
+        if (i + j == launch.n - 1) *launch.d_total = Exclusive ? op(v[j], T(staged[k + j])) : v[j];
+    }
     if (full_tile) {
       store_global_vector(d_out + i, launch.vector_stores, v);
     } else {

@@ -5,6 +5,7 @@
 // inclusive prefix. Shared by every single-pass primitive.
 #pragma once
 
+#include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
 #include <scankit/detail/warp/shuffle.cuh>
 
@@ -46,6 +47,28 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
     if (inclusive_lanes) return prefix;
     window_end -= warp_threads;
   }
+}
+
+}  // namespace scankit::detail
+
+namespace scankit::detail {
+
+/// Called by all lanes of one warp of tile `my.tile`: publishes the tile's
+/// aggregate, looks back, publishes its inclusive prefix and returns the
+/// tile's exclusive prefix. Tile 0 publishes initial ⊕ total and returns
+/// `initial`. With `single_tile` nothing is published.
+template <class T, class Op, class Status>
+__device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool single_tile, const T& tile_total,
+                                   const T& initial, Op op) {
+  const bool leader = lane_id() == 0;
+  if (my.tile == 0) {
+    if (!single_tile && leader) status.publish(0, tile_state::inclusive, op(initial, tile_total), my.tag);
+    return initial;
+  }
+  if (leader) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
+  const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
+  if (leader) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
+  return exclusive;
 }
 
 }  // namespace scankit::detail

@@ -10,11 +10,16 @@
 // word can match only after 2^31 - 1 launches, and the context clears the
 // words long before that.
 //
-// Two layouts behind one interface:
+// Three layouts behind one interface:
 //   packed  (sizeof(T) <= 4): one 64-bit word {tag:31|inclusive:1 , value:32},
 //           written and read with single relaxed 64-bit atomics;
-//   (the flag sits in the high half in both, so a word left by one layout
-//   never decodes as valid under the other)
+//   paired  (sizeof(T) <= 8): two adjacent words {flag, value bits 0-31} and
+//           {flag, value bits 32-63}, written by one 16-byte store and read by
+//           one 16-byte load; a reading whose two flags differ is torn (two
+//           publications met) and reads as not published, so only 8-byte
+//           atomicity is relied on. No fences: the value travels with its flag.
+//   (the flag sits in the high half of every word, so a word left by one
+//   layout never decodes as valid under another)
 //   split   (any other T): the word's high half holds the flag; the value goes
 //           to a separate aggregate or inclusive array, written before the flag
 //           is stored with release and read after the flag is loaded with
@@ -47,22 +52,27 @@ __device__ __forceinline__ tile_state decode_flag(std::uint32_t flag, std::uint3
   return (flag & 1u) ? tile_state::inclusive : tile_state::aggregate;
 }
 
-template <class T>
-inline constexpr bool packs_in_status_word = sizeof(T) <= 4;
+enum class status_layout { packed, paired, split };
 
-template <class T, bool Packed = packs_in_status_word<T>>
+template <class T>
+inline constexpr status_layout status_layout_of =
+    sizeof(T) <= 4 ? status_layout::packed : sizeof(T) <= 8 ? status_layout::paired : status_layout::split;
+
+template <class T, status_layout Layout = status_layout_of<T>>
 class tile_status;
 
 // Packed layout: flag and value in one 64-bit word.
 template <class T>
-class tile_status<T, true> {
+class tile_status<T, status_layout::packed> {
  public:
   __host__ __device__ tile_status(std::uint64_t* d_words, void* /*d_scratch*/, std::uint32_t num_tiles)
       : words_(d_words) {
     (void)num_tiles;
   }
 
-  /// Scratch bytes this layout needs for `num_tiles` tiles.
+  /// Status words (after the launch counter) and scratch bytes this layout
+  /// needs for `num_tiles` tiles.
+  static constexpr std::size_t words(std::size_t num_tiles) { return num_tiles; }
   static constexpr std::size_t scratch_bytes(std::size_t) { return 0; }
 
   __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {
@@ -87,15 +97,51 @@ class tile_status<T, true> {
   std::uint64_t* words_;
 };
 
+// Paired layout: two words per tile, flag in both, 16-byte accesses. The
+// pairs start one word later so that they are 16-byte aligned (the context's
+// status memory is).
+template <class T>
+class tile_status<T, status_layout::paired> {
+ public:
+  __host__ __device__ tile_status(std::uint64_t* d_words, void* /*d_scratch*/, std::uint32_t num_tiles)
+      : pairs_(reinterpret_cast<ulonglong2*>(d_words + 1)) {
+    (void)num_tiles;
+  }
+
+  static constexpr std::size_t words(std::size_t num_tiles) { return 1 + 2 * num_tiles; }
+  static constexpr std::size_t scratch_bytes(std::size_t) { return 0; }
+
+  __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {
+    std::uint32_t bits[2] = {0, 0};
+    memcpy(bits, &value, sizeof(T));
+    const std::uint64_t flag = std::uint64_t(status_flag(tag, s)) << 32;
+    __stcg(pairs_ + tile, make_ulonglong2(flag | bits[0], flag | bits[1]));
+  }
+
+  __device__ tile_reading<T> read(std::uint32_t tile, std::uint32_t tag) const {
+    const ulonglong2 pair = __ldcg(pairs_ + tile);
+    const std::uint32_t flag = std::uint32_t(pair.x >> 32);
+    tile_reading<T> r;
+    r.state = flag == std::uint32_t(pair.y >> 32) ? decode_flag(flag, tag) : tile_state::invalid;
+    const std::uint32_t bits[2] = {std::uint32_t(pair.x), std::uint32_t(pair.y)};
+    memcpy(&r.value, bits, sizeof(T));
+    return r;
+  }
+
+ private:
+  ulonglong2* pairs_;
+};
+
 // Split layout: flag word + value arrays in scratch memory.
 template <class T>
-class tile_status<T, false> {
+class tile_status<T, status_layout::split> {
  public:
   __host__ __device__ tile_status(std::uint64_t* d_words, void* d_scratch, std::uint32_t num_tiles)
       : words_(d_words),
         aggregates_(static_cast<T*>(d_scratch)),
         inclusives_(static_cast<T*>(d_scratch) + num_tiles) {}
 
+  static constexpr std::size_t words(std::size_t num_tiles) { return num_tiles; }
   static constexpr std::size_t scratch_bytes(std::size_t num_tiles) { return 2 * num_tiles * sizeof(T); }
 
   __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {

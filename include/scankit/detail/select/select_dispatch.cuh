@@ -7,6 +7,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/kernels/select_kernel.cuh>
+#include <scankit/detail/launch_shape.cuh>
 #include <scankit/detail/memory_ranges.hpp>
 #include <scankit/detail/select/selectors.cuh>
 #include <scankit/detail/textbook_dispatch.cuh>
@@ -97,21 +98,6 @@ __global__ void count_selected_kernel(const Item* d_in, Selector select, std::si
   if (lane_id() == 0 && count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), count);
 }
 
-/// SMs of the current device.
-inline unsigned current_sm_count() {
-  int device = 0, sms = 0;
-  throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
-  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return unsigned(sms);
-}
-
-/// Blocks for a grid-stride kernel over n items: enough to fill the current
-/// GPU (16 blocks per SM), fewer when n is small.
-inline unsigned grid_stride_blocks(std::size_t n, unsigned threads) {
-  const std::size_t wanted = (n + threads - 1) / threads, most = std::size_t(current_sm_count()) * 16;
-  return unsigned(wanted < most ? wanted : most);
-}
-
 /// The single-pass selection (default policy). Returns the count when
 /// d_count is null (synchronizing), else 0 (the count goes to *d_count).
 template <select_mode Mode, class Tuning, class Item, class Value, class Selector>
@@ -139,7 +125,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   for (std::size_t begin = 0, chunk = 0; begin < n; begin += chunk_items, ++chunk) {
     // One acquire per launch: each launch draws its own status tag.
     const workspace_view ws =
-        ctx.acquire(1 + max_tiles, state_bytes + tile_status<prefix_t>::scratch_bytes(max_tiles));
+        ctx.acquire(1 + tile_status<prefix_t>::words(max_tiles), state_bytes + tile_status<prefix_t>::scratch_bytes(max_tiles));
     d_state = static_cast<select_state*>(ws.d_scratch);
     if constexpr (Mode == select_mode::partition) {
       if (chunk == 0) {
