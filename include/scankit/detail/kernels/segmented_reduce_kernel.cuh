@@ -1,0 +1,316 @@
+// detail/kernels/segmented_reduce_kernel.cuh — load-balanced segmented
+// reduction: merge-path tiles of equal work (detail/ragged/merge_path.cuh),
+// each reduced independently, then the segments that cross tiles fixed up.
+//
+// The boundaries are all num_segments + 1 offsets; items are the values
+// 0 .. num_values-1. Boundary k closes segment k - 1 (boundary 0 closes the
+// values before offsets[0], which belong to no segment and are dropped; the
+// values after the last boundary likewise).
+//
+//   tiles kernel   persistent blocks, tile k of a block prefetched by bulk
+//                  copy (TMA) while tile k-1 is reduced, so memory stays
+//                  busy; no tile waits for another. Every segment closed in
+//                  the tile is final except the tile's first one, which
+//                  lacks the part before the tile: the tile leaves that
+//                  partial and its own carry (segment_carry) behind.
+//   carry scan     exclusive scan of the tile carries (the single-pass scan
+//                  kernel, one item per tile).
+//   fix-up         one thread per tile: first segment = carry in ⊕ partial.
+#pragma once
+
+#include <scankit/detail/block/block_scan_warp_shuffle.cuh>
+#include <scankit/detail/maybe.cuh>
+#include <scankit/detail/ragged/merge_path.cuh>
+#include <scankit/detail/ragged/segment_carry.cuh>
+#include <scankit/detail/thread/bulk_copy.cuh>
+
+#include <cstdint>
+
+namespace scankit::detail {
+
+/// Threads and merge steps per thread (odd, so that threads walking runs of
+/// values read different shared-memory banks). 128 threads measured a few
+/// per cent faster than 256 (more, smaller blocks between barriers).
+template <class T>
+struct segmented_reduce_shape {
+  static constexpr int threads = 128;
+  static constexpr int steps = sizeof(T) <= 4 ? 15 : 11;
+  static constexpr std::uint32_t tile_diagonals = std::uint32_t(threads) * steps;
+};
+
+template <class T>
+struct segmented_reduce_launch {
+  std::uint64_t num_values;
+  std::uint64_t num_boundaries;   // num_segments + 1
+  std::uint64_t num_tiles;
+  const std::uint64_t* d_splits;  // merge-path partition, num_tiles + 1 entries
+  segment_carry<T>* d_carries;    // per tile: its carry (then, scanned in place: its carry in)
+  maybe<T>* d_first_partials;     // per tile: the partial of its first closed segment
+  T init;
+};
+
+/// Bytes of one staged copy of `count` elements of E that may start anywhere
+/// within a 16-byte line (see stage_range).
+template <class E>
+constexpr std::uint32_t staged_range_bytes(std::uint32_t count) {
+  return (count * std::uint32_t(sizeof(E)) + 31) / 16 * 16;
+}
+
+/// Element index (in the staging buffer) of the range's first element: its
+/// offset within its 16-byte line.
+template <class E>
+__device__ __forceinline__ std::uint32_t staged_shift(const E* d_first) {
+  if constexpr (16 % sizeof(E) != 0) return 0;
+  return std::uint32_t(reinterpret_cast<std::uintptr_t>(d_first) % 16) / std::uint32_t(sizeof(E));
+}
+
+/// Thread 0: starts copying d_array[begin, end) into `buffer` so that element
+/// begin + k lands at buffer[staged_shift + k]: one bulk copy of the whole
+/// 16-byte lines inside the array, counted on `bar`; the few elements outside
+/// them (only where the array itself is not 16-byte aligned at its ends) are
+/// loaded directly. Returns the bytes the bulk copy brings.
+template <class E>
+__device__ std::uint32_t stage_range(E* buffer, const E* d_array, std::uint64_t array_size, std::uint64_t begin,
+                                     std::uint64_t end, std::uint64_t* bar) {
+  if (begin >= end) return 0;
+  static_assert(16 % sizeof(E) == 0, "elements that tile 16-byte lines");
+  const std::uintptr_t line_of_begin = reinterpret_cast<std::uintptr_t>(d_array + begin) / 16 * 16;
+  const std::uintptr_t array_begin = (reinterpret_cast<std::uintptr_t>(d_array) + 15) / 16 * 16;
+  const std::uintptr_t array_end = reinterpret_cast<std::uintptr_t>(d_array + array_size) / 16 * 16;
+  std::uintptr_t copy_begin = line_of_begin > array_begin ? line_of_begin : array_begin;
+  std::uintptr_t copy_end = (reinterpret_cast<std::uintptr_t>(d_array + end) + 15) / 16 * 16;
+  if (copy_end > array_end) copy_end = array_end;
+  unsigned char* const dst = reinterpret_cast<unsigned char*>(buffer);
+  std::uint32_t bytes = 0;
+  if (copy_begin < copy_end) {
+    bytes = std::uint32_t(copy_end - copy_begin);
+    mbarrier_expect_bytes(bar, bytes);
+    bulk_copy_to_shared(dst + (copy_begin - line_of_begin), reinterpret_cast<const void*>(copy_begin), bytes, bar);
+  } else {
+    copy_begin = copy_end = reinterpret_cast<std::uintptr_t>(d_array + end);  // nothing copied: load it all
+  }
+  // Elements before / after the copied lines.
+  const std::uint32_t shift = staged_shift(d_array + begin);
+  for (std::uint64_t g = begin; g < end; ++g) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(d_array + g);
+    if (a >= copy_begin && a < copy_end) {
+      g += (copy_end - a) / sizeof(E) - 1;  // skip the copied lines
+      continue;
+    }
+    buffer[shift + (g - begin)] = d_array[g];
+  }
+  return bytes;
+}
+
+/// Dynamic shared memory: two stages of {values, offsets}; the offsets buffer
+/// of a stage is reused as the boundary slots (tile-relative position, then
+/// closed segment value) once the tile is in.
+template <class T, class Offset>
+struct segmented_reduce_smem {
+  static constexpr std::uint32_t diagonals = segmented_reduce_shape<T>::tile_diagonals;
+  static constexpr std::uint32_t slot_bytes = sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
+  static constexpr std::uint32_t value_bytes = staged_range_bytes<T>(diagonals);
+  static constexpr std::uint32_t raw_offset_bytes = staged_range_bytes<Offset>(diagonals);
+  static constexpr std::uint32_t slot_area_bytes = (padded_slots(diagonals + 1) * slot_bytes + 15) / 16 * 16;
+  static constexpr std::uint32_t offset_bytes = raw_offset_bytes > slot_area_bytes ? raw_offset_bytes : slot_area_bytes;
+  static constexpr std::uint32_t stage_bytes = value_bytes + offset_bytes;
+  static constexpr std::uint32_t bytes = 2 * stage_bytes;
+};
+
+template <class T, class Offset, class Op>
+__global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
+    segmented_reduce_tiles_kernel(const T* d_values, const Offset* d_offsets, T* d_out, Op op,
+                                  segmented_reduce_launch<T> L) {
+  using shape = segmented_reduce_shape<T>;
+  using smem = segmented_reduce_smem<T, Offset>;
+  constexpr int threads = shape::threads, steps = shape::steps;
+  using carry_t = segment_carry<T>;
+  using block_scan = block_scan_warp_shuffle<carry_t, threads, 1, 1>;
+
+  extern __shared__ uint4 smem_words[];
+  __shared__ std::uint64_t loaded[2];  // mbarriers of the two stages
+  __shared__ merge_tile staged_tile[2];  // the tile in each stage
+  __shared__ typename block_scan::storage scan_storage;
+  __shared__ carry_t tile_carry;
+  auto stage = [&](int s) { return reinterpret_cast<unsigned char*>(smem_words) + s * smem::stage_bytes; };
+  auto values_of = [&](int s) { return reinterpret_cast<T*>(stage(s)); };
+  auto offsets_of = [&](int s) { return reinterpret_cast<Offset*>(stage(s) + smem::value_bytes); };
+  const std::uint64_t total = L.num_boundaries + L.num_values;
+  // Values whose size does not tile 16-byte lines are loaded by all threads
+  // once their tile is current (no prefetch).
+  constexpr bool bulk_values = 16 % sizeof(T) == 0;
+
+  // Thread 0: start staging `tile` into stage s (the stage's previous tile is
+  // done: every thread passed the barrier at the end of its loop). The tile's
+  // splits were loaded one fill earlier (split_lo / split_hi), so their
+  // latency is hidden; the fill then loads the splits of the tile after.
+  std::uint64_t split_lo = 0, split_hi = 0;  // thread 0: splits of the tile the next fill stages
+  auto load_splits = [&](std::uint64_t tile) {
+    if (tile < L.num_tiles) {
+      split_lo = L.d_splits[tile];
+      split_hi = L.d_splits[tile + 1];
+    }
+  };
+  auto fill = [&](int s, std::uint64_t tile) {
+    if (tile < L.num_tiles) {
+      const merge_tile m = clamp_merge_tile(split_lo, split_hi, tile, shape::tile_diagonals, total);
+      staged_tile[s] = m;
+      if constexpr (bulk_values) stage_range(values_of(s), d_values, L.num_values, m.b_begin, m.b_end, &loaded[s]);
+      stage_range(offsets_of(s), d_offsets, L.num_boundaries, m.a_begin, m.a_end, &loaded[s]);
+      load_splits(tile + gridDim.x);
+    }
+    mbarrier_arrive(&loaded[s]);  // releases staged_tile[s]
+  };
+  if (threadIdx.x == 0) {
+    mbarrier_init(&loaded[0]);
+    mbarrier_init(&loaded[1]);
+    load_splits(blockIdx.x);
+    fill(0, blockIdx.x);
+  }
+  __syncthreads();
+
+  std::uint32_t round = 0;
+  for (std::uint64_t tile = blockIdx.x; tile < L.num_tiles; tile += gridDim.x, ++round) {
+    const int s = int(round % 2);
+    if (threadIdx.x == 0) fill(s ^ 1, tile + gridDim.x);  // prefetch the block's next tile
+    mbarrier_wait(&loaded[s], (round / 2) % 2);
+    const merge_tile m = staged_tile[s];
+    const std::uint32_t na = m.boundaries(), nb = m.items();
+    T* const values_s = values_of(s) + (bulk_values ? staged_shift(d_values + m.b_begin) : 0);
+    if constexpr (!bulk_values)
+      for (std::uint32_t k = threadIdx.x; k < nb; k += threads) values_s[k] = d_values[m.b_begin + k];
+    unsigned char* const slots = stage(s) + smem::value_bytes;  // boundary k's slot: position, then closed value
+    auto bound_slot = [&](std::uint32_t k) {
+      return reinterpret_cast<std::uint32_t*>(slots + padded_slot(k) * smem::slot_bytes);
+    };
+    auto closed_slot = [&](std::uint32_t k) { return reinterpret_cast<T*>(slots + padded_slot(k) * smem::slot_bytes); };
+
+    // Phase 1: boundaries to tile-relative positions in their slots (read
+    // all raw offsets first: slots and raw offsets share the buffer).
+    {
+      const Offset* const raw = offsets_of(s) + staged_shift(d_offsets + m.a_begin);
+      std::uint32_t local[steps];
+#pragma unroll
+      for (int r = 0; r < steps; ++r) {
+        const std::uint32_t k = r * threads + threadIdx.x;
+        if (k < na) {
+          const std::uint64_t o = offset_index(raw[k]);
+          const std::uint64_t rel = o > m.b_begin ? o - m.b_begin : 0;
+          local[r] = rel < nb ? std::uint32_t(rel) : nb;
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < steps; ++r) {
+        const std::uint32_t k = r * threads + threadIdx.x;
+        if (k < na) *bound_slot(k) = local[r];
+      }
+      if (threadIdx.x == 0) {
+        *bound_slot(na) = no_boundary;
+        // A default for the tile's first partial, overwritten (after the
+        // barriers below) by the thread that closes the tile's first segment.
+        if (na > 0) L.d_first_partials[tile] = maybe<T>{L.init, false};
+      }
+    }
+    __syncthreads();
+
+    // Phase 2: each thread finds its diagonal's split, then (after every
+    // search is done: the walk overwrites slots) walks `steps` of the merge,
+    // reducing values; a boundary closes the open segment. Segments opened
+    // and closed inside the walk are final; the first one closed lacks the
+    // part before the walk.
+    const std::uint32_t diagonal = min(std::uint32_t(threadIdx.x) * steps, na + nb);
+    merge_position p{0, 0};
+    {
+      std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+      while (lo < hi) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (*bound_slot(mid) < diagonal - mid) lo = mid + 1;
+        else hi = mid;
+      }
+      p = merge_position{lo, diagonal - lo};
+    }
+    std::uint32_t next = *bound_slot(p.a);
+    __syncthreads();
+    maybe<T> acc{T{}, false}, leading{T{}, false};
+    std::uint32_t closed = 0, first_closed = 0;
+    std::uint32_t left = diagonal < na + nb ? min(std::uint32_t(steps), na + nb - diagonal) : 0u;
+    while (left > 0) {
+      // A run of values up to the next boundary (or the walk's end): a tight
+      // loop, the common case.
+      const std::uint32_t run = next > p.b ? min(next - p.b, left) : 0u;
+      if (run > 0) {
+        std::uint32_t i = p.b;
+        const std::uint32_t end = p.b + run;
+        if (!acc.has) acc = maybe<T>{values_s[i++], true};
+#pragma unroll 4
+        for (; i < end; ++i) acc.value = op(acc.value, values_s[i]);
+        p.b = end;
+        left -= run;
+        if (left == 0) break;
+      }
+      // Boundary p.a closes the open segment. (Its slot is read only by this
+      // thread, and as `next` by the thread before, which never writes it: a
+      // thread's first closed segment waits for phase 3.)
+      if (closed == 0) {
+        leading = acc;
+        first_closed = p.a;
+      } else {
+        *closed_slot(p.a) = acc.value;
+      }
+      ++closed;
+      acc = maybe<T>{L.init, true};
+      ++p.a;
+      next = *bound_slot(p.a);
+      --left;
+    }
+
+    // Phase 3: exclusive scan of the threads' carries within the tile (no
+    // prefix: thread 0 has no carry in). A thread past the tile's end carries
+    // (1, init): it closes nothing and makes the combine take nothing from it.
+    const segment_carry_op<T, Op, false> carry_op{op};
+    const carry_t mine = diagonal < na + nb ? carry_t{closed, acc.value} : carry_t{1, L.init};
+    carry_t carry_in{};
+    block_scan::template scan<true>(
+        scan_storage, [&](int, carry_t(&v)[1]) { v[0] = mine; }, [&](int, const carry_t(&v)[1]) { carry_in = v[0]; },
+        carry_op, [&](const carry_t& tile_total) {
+          if (lane_id() == 0) tile_carry = tile_total;
+          return maybe<carry_t>{carry_t{}, false};
+        });
+    if (closed > 0) {
+      const maybe<T> in{carry_in.partial, threadIdx.x > 0};
+      const maybe<T> first = combine(in, leading, op);
+      if (first_closed == 0) {
+        L.d_first_partials[tile] = first;  // the tile's first closed segment: fixed up later
+      } else {
+        *closed_slot(first_closed) = first.value;
+      }
+    }
+    __syncthreads();
+
+    // Phase 4: store the segments closed in this tile after its first, and
+    // the tile's carry.
+    for (std::uint32_t k = threadIdx.x + 1; k < na; k += threads) d_out[m.a_begin + k - 1] = *closed_slot(k);
+    if (threadIdx.x == 0) {
+      // The last tile's threads past the end spoil its total; nobody reads it.
+      L.d_carries[tile] = tile_carry;
+    }
+    __syncthreads();  // stage s is free for the prefetch two tiles on
+  }
+}
+
+/// One thread per tile: the tile's first closed segment gets the carry from
+/// the tiles before it (scanned in place into d_carries).
+template <class T, class Op>
+__global__ void segmented_reduce_fixup_kernel(T* d_out, Op op, segmented_reduce_launch<T> L) {
+  const std::uint64_t tile = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tile >= L.num_tiles) return;
+  const merge_tile m = merge_tile_bounds(L.d_splits, tile, segmented_reduce_shape<T>::tile_diagonals,
+                                         L.num_boundaries + L.num_values);
+  if (m.a_end == m.a_begin || m.a_begin == 0) return;  // no boundary, or only the one before the first segment
+  const T carry_in = L.d_carries[tile].partial;  // always real: the sequence starts with (0, init)
+  const maybe<T> first = L.d_first_partials[tile];
+  d_out[m.a_begin - 1] = first.has ? op(carry_in, first.value) : carry_in;
+}
+
+}  // namespace scankit::detail

@@ -1,0 +1,168 @@
+// detail/ragged/merge_path.cuh — load balancing by merge path (Green,
+// McColl & Bader; moderngpu's load-balancing search).
+//
+// Ragged work is the merge of two sorted sequences: the segment boundaries
+// B[0 .. num_boundaries) (CSR offsets) and the items 0, 1, ..., num_items-1
+// (values to reduce, or outputs to expand). Boundary k comes before item b
+// exactly when B[k] <= b, so an item's segment is the number of boundaries
+// before it, minus one. Cutting the merged sequence into tiles of equal
+// length ("diagonals") gives every block the same work whatever the segment
+// lengths: a tile holds few items and many boundaries where segments are
+// short, many items and no boundary inside a long segment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace scankit::detail {
+
+/// An offset as an unsigned 64-bit index (a negative signed offset becomes
+/// huge, so it reads as "after every item" and is never used as an address).
+template <class Offset>
+__host__ __device__ __forceinline__ std::uint64_t offset_index(Offset o) {
+  return std::uint64_t(std::make_unsigned_t<Offset>(o));
+}
+
+/// Boundaries before diagonal d (a + b = d, a boundaries and b items
+/// consumed): the first a in [max(0, d - num_items), min(d, num_boundaries)]
+/// whose boundary comes after item d - a - 1. `boundary(k)` returns B[k] as
+/// an index. Binary search, so non-monotone (invalid) boundaries still give an
+/// a in that range.
+template <class Boundary>
+__device__ __forceinline__ std::uint64_t merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
+                                                          std::uint64_t num_items, std::uint64_t d) {
+  std::uint64_t lo = d > num_items ? d - num_items : 0;
+  std::uint64_t hi = d < num_boundaries ? d : num_boundaries;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (boundary(mid) < d - mid) lo = mid + 1;  // boundary mid precedes item d - mid - 1
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// d_splits[t] = boundaries before diagonal t * tile_diagonals, t = 0 ..
+/// num_tiles (the last one is the end of the merge).
+template <class Offset>
+__global__ void merge_path_partition_kernel(const Offset* d_boundaries, std::uint64_t num_boundaries,
+                                            std::uint64_t num_items, std::uint64_t tile_diagonals,
+                                            std::uint64_t num_tiles, std::uint64_t* d_splits) {
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t > num_tiles) return;
+  const std::uint64_t total = num_boundaries + num_items;
+  const std::uint64_t d = t * tile_diagonals < total ? t * tile_diagonals : total;
+  d_splits[t] = merge_path_split([&](std::uint64_t k) { return offset_index(d_boundaries[k]); }, num_boundaries,
+                                 num_items, d);
+}
+
+/// One tile of the merge: boundaries [a_begin, a_end), items [b_begin, b_end).
+struct merge_tile {
+  std::uint64_t a_begin, a_end, b_begin, b_end;
+  __device__ std::uint32_t boundaries() const { return std::uint32_t(a_end - a_begin); }
+  __device__ std::uint32_t items() const { return std::uint32_t(b_end - b_begin); }
+};
+
+/// Tile `tile`'s range from its two splits (a_begin = split_lo). The end is
+/// clamped so that the tile never holds more than its diagonals nor runs
+/// backwards, whatever the boundaries held (with valid boundaries the clamp
+/// changes nothing).
+__device__ __forceinline__ merge_tile clamp_merge_tile(std::uint64_t split_lo, std::uint64_t split_hi,
+                                                       std::uint64_t tile, std::uint64_t tile_diagonals,
+                                                       std::uint64_t total) {
+  const std::uint64_t d0 = tile * tile_diagonals;
+  const std::uint64_t d1 = d0 + tile_diagonals < total ? d0 + tile_diagonals : total;
+  merge_tile m;
+  m.a_begin = split_lo;
+  std::uint64_t a1 = split_hi;
+  if (a1 < m.a_begin) a1 = m.a_begin;
+  if (a1 > m.a_begin + (d1 - d0)) a1 = m.a_begin + (d1 - d0);
+  m.a_end = a1;
+  m.b_begin = d0 - m.a_begin;
+  m.b_end = d1 - m.a_end;
+  return m;
+}
+
+/// Tile `tile`'s range from the partition.
+__device__ __forceinline__ merge_tile merge_tile_bounds(const std::uint64_t* d_splits, std::uint64_t tile,
+                                                        std::uint64_t tile_diagonals, std::uint64_t total) {
+  return clamp_merge_tile(d_splits[tile], d_splits[tile + 1], tile, tile_diagonals, total);
+}
+
+/// Slot of element k in a shared-memory array read with a per-thread stride
+/// (one pad word per 32): threads walking consecutive runs of the merge hit
+/// different banks.
+__device__ __forceinline__ std::uint32_t padded_slot(std::uint32_t k) { return k + (k >> 5); }
+__host__ __device__ constexpr std::uint32_t padded_slots(std::uint32_t n) { return n + (n >> 5) + 1; }
+
+/// No boundary: a sentinel past every item of a tile.
+constexpr std::uint32_t no_boundary = 0xffffffffu;
+
+/// Stages the tile's boundaries in shared memory as item positions relative
+/// to the tile (clamped to [0, items], which changes nothing for valid
+/// offsets), at padded slots, with the sentinel after the last. Each thread
+/// issues all its loads before its stores.
+template <int Threads, int Rounds, class Offset>
+__device__ __forceinline__ void stage_tile_boundaries(const Offset* d_boundaries, const merge_tile& m,
+                                                      std::uint32_t* bounds_s) {
+  const std::uint32_t na = m.boundaries(), nb = m.items();
+  std::uint64_t o[Rounds];
+#pragma unroll
+  for (int r = 0; r < Rounds; ++r) {
+    const std::uint32_t k = r * Threads + threadIdx.x;
+    if (k < na) o[r] = offset_index(d_boundaries[m.a_begin + k]);
+  }
+#pragma unroll
+  for (int r = 0; r < Rounds; ++r) {
+    const std::uint32_t k = r * Threads + threadIdx.x;
+    if (k < na) {
+      const std::uint64_t local = o[r] > m.b_begin ? o[r] - m.b_begin : 0;
+      bounds_s[padded_slot(k)] = local < nb ? std::uint32_t(local) : nb;
+    }
+  }
+  if (threadIdx.x == 0) bounds_s[padded_slot(na)] = no_boundary;
+}
+
+/// Where one thread's walk starts: a boundaries and b items of the tile
+/// before it.
+struct merge_position {
+  std::uint32_t a, b;
+};
+
+/// The split of the tile's local `diagonal` (binary search over the staged
+/// boundaries).
+__device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* bounds_s, std::uint32_t na,
+                                                           std::uint32_t nb, std::uint32_t diagonal) {
+  std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  while (lo < hi) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (bounds_s[padded_slot(mid)] < diagonal - mid) lo = mid + 1;
+    else hi = mid;
+  }
+  return merge_position{lo, diagonal - lo};
+}
+
+/// Walks `steps` (at most Steps) of the tile's merge from p: calls
+/// on_boundary(a, b) when boundary a comes next (before item b), else
+/// on_item(b, a) for item b (after a boundaries). The next boundary's
+/// position stays in a register, so an item costs one comparison.
+template <int Steps, class OnBoundary, class OnItem>
+__device__ __forceinline__ void merge_walk(const std::uint32_t* bounds_s, merge_position p, std::uint32_t steps,
+                                           OnBoundary on_boundary, OnItem on_item) {
+  std::uint32_t next = bounds_s[padded_slot(p.a)];
+#pragma unroll
+  for (int s = 0; s < Steps; ++s) {
+    if (std::uint32_t(s) < steps) {
+      if (next <= p.b) {
+        on_boundary(p.a, p.b);
+        ++p.a;
+        next = bounds_s[padded_slot(p.a)];
+      } else {
+        on_item(p.b, p.a);
+        ++p.b;
+      }
+    }
+  }
+}
+
+}  // namespace scankit::detail

@@ -1,0 +1,50 @@
+// detail/ragged/merge_path_dispatch.cuh — host side of merge-path tiling:
+// how many tiles, and the partition launch that fills d_splits.
+#pragma once
+
+#include <scankit/detail/ragged/merge_path.cuh>
+#include <scankit/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace scankit::detail {
+
+/// Tiles of `tile_diagonals` over the merge of num_boundaries boundaries and
+/// num_items items (at most 2^31 - 1: tile ids are 32-bit).
+inline std::uint64_t merge_path_tiles(std::uint64_t num_boundaries, std::uint64_t num_items,
+                                      std::uint32_t tile_diagonals, const char* call) {
+  const std::uint64_t tiles = (num_boundaries + num_items + tile_diagonals - 1) / tile_diagonals;
+  if (tiles > std::uint64_t(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument(std::string("scankit::") + call + ": too many items (more than 2^31 - 1 tiles)");
+  return tiles;
+}
+
+/// Bytes of the partition: num_tiles + 1 splits, rounded up to 256.
+inline std::size_t merge_path_split_bytes(std::uint64_t num_tiles) {
+  return std::size_t((num_tiles + 1) * sizeof(std::uint64_t) + 255) / 256 * 256;
+}
+
+/// Launches the partition search on `stream`.
+template <class Offset>
+void partition_merge_path(const Offset* d_boundaries, std::uint64_t num_boundaries, std::uint64_t num_items,
+                          std::uint32_t tile_diagonals, std::uint64_t num_tiles, std::uint64_t* d_splits,
+                          cudaStream_t stream) {
+  const unsigned threads = 256, blocks = unsigned((num_tiles + 1 + threads - 1) / threads);
+  merge_path_partition_kernel<<<blocks, threads, 0, stream>>>(d_boundaries, num_boundaries, num_items, tile_diagonals,
+                                                             num_tiles, d_splits);
+  throw_on_cuda_error(cudaGetLastError(), "merge-path partition kernel launch");
+}
+
+/// Allows `bytes` of dynamic shared memory for `kernel` (once per kernel).
+template <class Kernel>
+void allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                      "cudaFuncSetAttribute");
+}
+
+}  // namespace scankit::detail

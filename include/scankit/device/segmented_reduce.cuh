@@ -1,0 +1,98 @@
+// scankit/device/segmented_reduce.cuh — segmented reduction, template API:
+// any trivially copyable T, any associative operator (applied in input order,
+// so non-commutative operators work), any integer offset type.
+//
+//   scankit::device::segmented_reduce(ctx, d_values, num_values, d_offsets, num_segments, d_out, op, init);
+#pragma once
+
+#include <scankit/context.hpp>
+#include <scankit/detail/kernels/segmented_reduce_kernel.cuh>
+#include <scankit/detail/launch_shape.cuh>
+#include <scankit/detail/ragged/merge_path_dispatch.cuh>
+#include <scankit/detail/ragged/ragged_checks.hpp>
+#include <scankit/device/scan.cuh>
+#include <scankit/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace scankit::device {
+
+/// d_out[i] = init ⊕ values[offsets[i]] ⊕ ... ⊕ values[offsets[i+1] - 1] for
+/// i in [0, num_segments); an empty segment gives init. d_offsets has
+/// num_segments + 1 entries indexing d_values (num_values entries; offsets[0]
+/// need not be 0). One pass, load-balanced by merge path: each block takes a
+/// fixed number of values + boundaries; segments crossing blocks are joined by
+/// the decoupled look-back. Asynchronous on ctx.stream(). Errors as
+/// scankit::segmented_reduce.
+template <class T, class Offset, class Op>
+void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, const Offset* d_offsets,
+                      std::size_t num_segments, T* d_out, Op op, T init) {
+  static_assert(std::is_integral_v<Offset>, "integer offsets");
+  constexpr const char* call = "segmented_reduce";
+  if (num_segments > 0) {
+    detail::require_pointer(d_offsets, "d_offsets", call);
+    detail::require_pointer(d_out, "d_out", call);
+  }
+  if (num_values > 0) detail::require_pointer(d_values, "d_values", call);
+  detail::require_apart({{"d_out", d_out, detail::checked_bytes(num_segments, sizeof(T), call)}},
+                        {{"d_values", d_values, detail::checked_bytes(num_values, sizeof(T), call)},
+                         {"d_offsets", d_offsets, detail::checked_bytes(num_segments + 1, sizeof(Offset), call)}},
+                        call);
+  ctx.acquire(0, 0);  // checks that a device is there
+  if (num_segments == 0) return;
+
+  using shape = detail::segmented_reduce_shape<T>;
+  using carry_t = detail::segment_carry<T>;
+  using carry_scan_tuning = detail::default_scan_tuning<carry_t>;
+  const std::uint64_t num_boundaries = num_segments + 1;
+  const std::uint64_t num_tiles = detail::merge_path_tiles(num_boundaries, num_values, shape::tile_diagonals, call);
+
+  // Scratch: partition | tile carries | first partials | carry-scan values.
+  auto round_up = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  const std::size_t split_bytes = detail::merge_path_split_bytes(num_tiles);
+  const std::size_t carry_bytes = round_up(num_tiles * sizeof(carry_t));
+  const std::size_t first_bytes = round_up(num_tiles * sizeof(detail::maybe<T>));
+  const std::size_t scan_tiles = detail::scan_num_tiles<carry_t, carry_scan_tuning>(num_tiles);
+  const detail::workspace_view ws =
+      ctx.acquire(1 + detail::tile_status<carry_t>::words(scan_tiles),
+                  split_bytes + carry_bytes + first_bytes + detail::tile_status<carry_t>::scratch_bytes(scan_tiles));
+  unsigned char* const scratch = static_cast<unsigned char*>(ws.d_scratch);
+  detail::segmented_reduce_launch<T> L{};
+  L.num_values = num_values;
+  L.num_boundaries = num_boundaries;
+  L.num_tiles = num_tiles;
+  L.d_splits = reinterpret_cast<std::uint64_t*>(scratch);
+  L.d_carries = reinterpret_cast<carry_t*>(scratch + split_bytes);
+  L.d_first_partials = reinterpret_cast<detail::maybe<T>*>(scratch + split_bytes + carry_bytes);
+  L.init = init;
+  cudaStream_t stream = ctx.stream();
+
+  // Partition, then reduce the tiles with a persistent grid.
+  detail::partition_merge_path(d_offsets, num_boundaries, num_values, shape::tile_diagonals, num_tiles,
+                               const_cast<std::uint64_t*>(L.d_splits), stream);
+  const auto kernel = detail::segmented_reduce_tiles_kernel<T, Offset, Op>;
+  constexpr std::size_t smem = detail::segmented_reduce_smem<T, Offset>::bytes;
+  static const unsigned resident = [&] {  // once per kernel: shared memory limit, blocks per SM
+    detail::allow_dynamic_smem(kernel, smem);
+    int blocks = 0;
+    detail::throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, shape::threads, smem),
+                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    return detail::current_sm_count() * unsigned(blocks > 0 ? blocks : 1);
+  }();
+  const unsigned blocks = num_tiles < resident ? unsigned(num_tiles) : resident;
+  kernel<<<blocks, shape::threads, smem, stream>>>(d_values, d_offsets, d_out, op, L);
+  detail::throw_on_cuda_error(cudaGetLastError(), call);
+
+  // Carry in of every tile (in place), then the tiles' first segments.
+  const detail::segment_carry_op<T, Op, false> carry_op{op};
+  detail::launch_single_pass_scan<true, carry_scan_tuning>(
+      stream, L.d_carries, L.d_carries, num_tiles, carry_op, detail::maybe<carry_t>{carry_t{0, init}, true},
+      ws.d_status, scratch + split_bytes + carry_bytes + first_bytes, static_cast<carry_t*>(nullptr), call);
+  detail::segmented_reduce_fixup_kernel<<<unsigned((num_tiles + 255) / 256), 256, 0, stream>>>(d_out, op, L);
+  detail::throw_on_cuda_error(cudaGetLastError(), call);
+}
+
+}  // namespace scankit::device
