@@ -9,6 +9,8 @@
 // machine without a device, that a real call throws scankit::cuda_error that
 // says so. [gpu] tests run int32 and double scans, and the selection
 // primitives (compact, compact_if, partition_if, unique, run_length_encode),
+// and one function of each ragged header (allocation_offsets,
+// load_balancing_search, validate_offsets, segmented_reduce, reduce_by_key),
 // from this file.
 #include <catch2/catch.hpp>
 
@@ -381,4 +383,106 @@ TEST_CASE("host API selection runs from a plain C++ translation unit", "[gpu][ho
   for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_flags),
                   static_cast<void*>(d_lengths)})
     CHECK(cudaFree(p) == cudaSuccess);
+}
+
+TEST_CASE("the ragged host API rejects invalid arguments before touching the device", "[host_api]") {
+  // One call per header (allocation.hpp, expand.hpp, offsets.hpp,
+  // segmented_reduce.hpp, reduce_by_key.hpp); runs without a GPU too.
+  scankit::context ctx;
+  auto* sizes = fake<std::uint32_t>(0x10000000);
+  auto* offsets32 = fake<std::int32_t>(0x70000000);
+  auto* values = fake<float>(0xA0000000);
+  auto* out = fake<float>(0xD0000000);
+  const std::size_t n = 1000;
+  expect_invalid_argument([&] { scankit::allocation_offsets(ctx, sizes, n, static_cast<std::uint64_t*>(nullptr)); },
+                          "allocation_offsets");
+  expect_invalid_argument([&] { scankit::allocation_offsets(ctx, sizes, n, reinterpret_cast<std::uint64_t*>(sizes + 1)); },
+                          "allocation_offsets");
+  expect_invalid_argument([&] { scankit::load_balancing_search(ctx, offsets32, 0, 5, fake<std::int32_t>(0xD0000000)); },
+                          "load_balancing_search");
+  expect_invalid_argument(
+      [&] { scankit::interval_expand(ctx, values, offsets32, n, std::size_t(1) << 31, out); }, "interval_expand");
+  expect_invalid_argument([&] { scankit::validate_offsets(ctx, static_cast<const std::int64_t*>(nullptr), n, n); },
+                          "validate_offsets");
+  expect_invalid_argument([&] { scankit::segmented_reduce(ctx, values, n, offsets32, 10, out, op::bit_and); },
+                          "segmented_reduce");
+  expect_invalid_argument([&] { scankit::segmented_reduce(ctx, values, n, offsets32, 10, values + 3, op::plus); },
+                          "segmented_reduce");
+  expect_invalid_argument(
+      [&] { scankit::reduce_by_key_async(ctx, offsets32, values, n, fake<std::int32_t>(0xD0000000), out, nullptr); },
+      "reduce_by_key_async");
+  expect_invalid_argument([&] { scankit::reduce_by_key(ctx, offsets32, values, n, offsets32 + 1, out); },
+                          "reduce_by_key");
+}
+
+TEST_CASE("the ragged host API runs from a plain C++ translation unit", "[gpu][host_api]") {
+  // allocation offsets → expand → segmented reduction → reduce-by-key on one
+  // small CSR structure, each against a host loop; validate_offsets on it.
+  scankit::context ctx;
+  const unsigned seed = Catch::rngSeed();
+  CAPTURE(seed);
+  std::mt19937 gen(seed);
+  const std::size_t segments = 20011;
+  std::vector<std::uint32_t> sizes(segments);
+  for (auto& s : sizes) s = gen() % 4 == 0 ? 0u : std::uint32_t(gen() % 40);
+  std::vector<std::uint64_t> offsets(segments + 1, 0);
+  for (std::size_t i = 0; i < segments; ++i) offsets[i + 1] = offsets[i] + sizes[i];
+  const std::size_t total = offsets[segments];
+
+  device_array<std::uint32_t> d_sizes(segments);
+  device_array<std::uint64_t> d_offsets(segments + 1), d_source(total);
+  device_array<std::int32_t> d_values(total), d_sums(segments), d_run_sums(total);
+  device_array<std::uint64_t> d_run_keys(total);
+  REQUIRE(cudaMemcpy(d_sizes.p, sizes.data(), segments * sizeof(std::uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemset(d_offsets.p, 0xA5, (segments + 1) * sizeof(std::uint64_t)) == cudaSuccess);
+
+  // allocation.hpp
+  CHECK(scankit::allocation_offsets(ctx, d_sizes.p, segments, d_offsets.p) == total);
+  std::vector<std::uint64_t> got_offsets(segments + 1);
+  REQUIRE(cudaMemcpy(got_offsets.data(), d_offsets.p, (segments + 1) * sizeof(std::uint64_t), cudaMemcpyDeviceToHost) ==
+          cudaSuccess);
+  CHECK(got_offsets == offsets);
+
+  // offsets.hpp
+  CHECK_NOTHROW(scankit::validate_offsets(ctx, d_offsets.p, segments, total));
+  CHECK_THROWS_AS(scankit::validate_offsets(ctx, d_offsets.p, segments, total - 1), std::invalid_argument);
+
+  // expand.hpp
+  scankit::load_balancing_search(ctx, d_offsets.p, segments, total, d_source.p);
+  std::vector<std::uint64_t> source(total), expected_source;
+  REQUIRE(cudaMemcpy(source.data(), d_source.p, total * sizeof(std::uint64_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (std::size_t i = 0; i < segments; ++i) expected_source.insert(expected_source.end(), sizes[i], i);
+  CHECK(source == expected_source);
+
+  // segmented_reduce.hpp: values |x| <= 100, int64 host accumulator.
+  std::vector<std::int32_t> values(total);
+  for (auto& v : values) v = int(gen() % 201) - 100;
+  REQUIRE(cudaMemcpy(d_values.p, values.data(), total * sizeof(std::int32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+  scankit::segmented_reduce(ctx, d_values.p, total, d_offsets.p, segments, d_sums.p, op::plus, std::int32_t(7));
+  std::vector<std::int32_t> sums(segments), expected_sums(segments);
+  REQUIRE(cudaMemcpy(sums.data(), d_sums.p, segments * sizeof(std::int32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (std::size_t i = 0; i < segments; ++i) {
+    std::int64_t acc = 7;
+    for (std::uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) acc += values[k];
+    expected_sums[i] = std::int32_t(acc);
+  }
+  CHECK(sums == expected_sums);
+
+  // reduce_by_key.hpp: the sources as keys give one run per non-empty
+  // segment, reduced without init.
+  const std::size_t runs = scankit::reduce_by_key(ctx, d_source.p, d_values.p, total, d_run_keys.p, d_run_sums.p);
+  std::vector<std::uint64_t> run_keys(runs), expected_keys;
+  std::vector<std::int32_t> run_sums(runs), expected_run_sums;
+  for (std::size_t i = 0; i < segments; ++i)
+    if (sizes[i] != 0) {
+      expected_keys.push_back(i);
+      expected_run_sums.push_back(expected_sums[i] - 7);
+    }
+  REQUIRE(runs == expected_keys.size());
+  REQUIRE(cudaMemcpy(run_keys.data(), d_run_keys.p, runs * sizeof(std::uint64_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  REQUIRE(cudaMemcpy(run_sums.data(), d_run_sums.p, runs * sizeof(std::int32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(run_keys == expected_keys);
+  CHECK(run_sums == expected_run_sums);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
 }
