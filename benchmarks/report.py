@@ -2,8 +2,8 @@
 """benchmarks/report.py — markdown table and plot from a benchmark results CSV.
 
 Reads a CSV in the docs/benchmarks.md schema written by scan_bench,
-scan_tuning_bench, scan_policies_bench or compact_bench (one row per case and
-baseline):
+scan_tuning_bench, scan_policies_bench, compact_bench or ragged_bench (one row
+per case and baseline):
 
     primitive,variant,policy,type,n,scankit_ms,baseline,baseline_ms,copy_ms,
     pct_of_copy,speedup_vs_baseline,gpu,date,commit
@@ -45,6 +45,21 @@ plot has one panel per type: % of copy against n for each operation at 50 %
 (the rate nearest 50 % when absent), scankit solid, CUB dashed, Thrust
 dotted, one colour per operation. The headline, the per-type tables, the
 table of all cases and the plot use the default-policy rows only.
+
+Ragged primitives (ragged_bench; primitives segmented_reduce, reduce_by_key,
+load_balancing_search, interval_expand, allocation_offsets): % of copy is the
+CSV's pct_of_copy (bytes each case must move, docs/benchmarks.md), a
+baseline's as for compact. The markdown starts with a headline (segmented
+reduction at its largest n: % of the read-only speed of light per length
+distribution, target >= 70 %, and speedup vs CUB, target >= 100x for
+segments of 4), then a table per primitive (rows type / variant / n):
+scankit ms and % of copy, then per baseline its ms and the speedup; for
+segmented_reduce also "% RO SOL" = read_only_stream ms / scankit ms * 100.
+The plot has one panel per primitive: segmented_reduce as % of the
+read-only speed of light (70 % target line), the others as % of copy, against
+n; scankit solid, CUB dashed, Thrust dotted, one colour per variant
+(reduce_by_key: int32/int32 only; load_balancing_search: uint32 only;
+allocation_offsets: the baselines drawn once, with with_offsets).
 
 Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot] [--out-dir DIR]
 Only the Python standard library is needed for the markdown.
@@ -430,7 +445,197 @@ def write_compact_plot(plt, cases, meta, png_path, title):
     print(f"wrote {png_path}")
 
 
+# ---- ragged primitives (ragged_bench) --------------------------------------
+
+RAGGED_PRIMS = ["segmented_reduce", "reduce_by_key", "load_balancing_search", "interval_expand", "allocation_offsets"]
+RAGGED_VARIANTS = ["len1", "len4", "len256", "len65536", "uniform4", "uniform256", "powerlaw", "giant", "run1", "run4",
+                   "run256", "run65536", "with_offsets", "first", "first:time_to_total"]
+RAGGED_TYPES = ["int32", "int32/int32", "uint64/double", "uint32", "uint64", "int32/uint32", "uint32/uint32",
+                "uint32/uint64"]
+RAGGED_BASELINES = ["cub", "cub_u64", "thrust", "read_only_stream"]
+RAGGED_BASELINE_NAMES = {"cub": "CUB", "cub_u64": "CUB u64-init", "thrust": "Thrust", "read_only_stream": "read-only"}
+RAGGED_CALLS = {
+    "segmented_reduce": "int32 sum, int32 offsets; CUB: DeviceSegmentedReduce::Sum; read-only: a streaming kernel "
+                        "reading values + offsets + output once (% RO SOL = its time ÷ scankit's × 100)",
+    "reduce_by_key": "sum; CUB: DeviceReduce::ReduceByKey; Thrust: reduce_by_key",
+    "load_balancing_search": "source + rank; Thrust: upper_bound(offsets + 1, ..., counting) + transform(rank)",
+    "interval_expand": "int32 values, uint32 offsets; Thrust: upper_bound + gather",
+    "allocation_offsets": "uint32 sizes; CUB: DeviceScan::ExclusiveSum (accumulates in uint32); CUB u64-init: "
+                          "ExclusiveScan(plus, uint64 0); first:time_to_total = call start → total_ready event",
+}
+RAGGED_BYTES = ("bytes moved: segmented_reduce 4n + 4(S+1) + 4S; reduce_by_key n(K+V) + R(K+V) + 8; "
+                "load_balancing_search O(S+1) + 2·O·total; interval_expand 4S + O(S+1) + 4·total; "
+                "allocation_offsets 4n + O(n+1) (time to total: 4n); the copy moves 2·n·sizeof(T)")
+SEGREDUCE_RO_TARGET, SEGREDUCE_LEN4_CUB_TARGET = 70.0, 100.0
+
+
+def is_ragged(cases):
+    """True for a CSV of ragged primitives (ragged_bench)."""
+    return all(k[0] in RAGGED_PRIMS for k in cases)
+
+
+def ragged_order(key):
+    return (order(key[0], RAGGED_PRIMS), order(key[3], RAGGED_TYPES), order(key[1], RAGGED_VARIANTS), key[4])
+
+
+def ragged_x(v):
+    """Speedups: whole numbers from 100× up (CUB's segmented reduction of short segments)."""
+    return fmt_x(v) if v is None or v < 100 else f"{v:.0f}×"
+
+
+def ragged_ro_pct(case):
+    """% of the read-only speed of light (segmented_reduce), or None."""
+    ro = case["baselines"].get("read_only_stream")
+    return None if ro is None else ro / case["scankit_ms"] * 100
+
+
+def ragged_headline(cases):
+    keys = [k for k in cases if k[0] == "segmented_reduce"]
+    if not keys:
+        return None
+    n = max(k[4] for k in keys)
+    parts, lowest = [], None
+    for k in sorted((k for k in keys if k[4] == n), key=ragged_order):
+        c = cases[k]
+        ro = ragged_ro_pct(c)
+        cub = ratio(c["baselines"].get("cub"), c["scankit_ms"])
+        text = f"{k[1]} {fmt_pct(ro)}"
+        if ro is not None:
+            text += " ✓" if ro >= SEGREDUCE_RO_TARGET else " ✗"
+            lowest = ro if lowest is None else min(lowest, ro)
+        text += f" ({ragged_x(cub)} CUB"
+        if k[1] == "len4" and cub is not None:
+            text += f", target ≥ {SEGREDUCE_LEN4_CUB_TARGET:g}× {'✓' if cub >= SEGREDUCE_LEN4_CUB_TARGET else '✗'}"
+        parts.append(text + ")")
+    tail = f"; lowest {fmt_pct(lowest)}" if lowest is not None else ""
+    return (f"**Headline, segmented_reduce int32 at {size_label(n)}** — % of the read-only speed of light "
+            f"(target ≥ {SEGREDUCE_RO_TARGET:g} % for every distribution) and speedup vs CUB: "
+            + "; ".join(parts) + tail)
+
+
+def ragged_tables(cases):
+    lines = []
+    for prim in [p for p in RAGGED_PRIMS if any(k[0] == p for k in cases)]:
+        keys = sorted((k for k in cases if k[0] == prim), key=ragged_order)
+        baselines = [b for b in RAGGED_BASELINES if any(b in cases[k]["baselines"] for k in keys)]
+        lines += [f"### {prim}", "", RAGGED_CALLS.get(prim, "") + ".", ""]
+        cols = ["type", "variant", "n", "scankit ms", "scankit % copy"]
+        for b in baselines:
+            name = RAGGED_BASELINE_NAMES.get(b, b)
+            cols += [f"{name} ms", "% RO SOL" if b == "read_only_stream" else f"vs {name}"]
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("|---|---|" + "---:|" * (len(cols) - 2))
+        for k in keys:
+            c = cases[k]
+            row = [k[3], k[1], size_label(k[4]), fmt_ms(c["scankit_ms"]), fmt_pct(compact_pct(c))]
+            for b in baselines:
+                ms = c["baselines"].get(b)
+                if b == "read_only_stream":
+                    ro = ragged_ro_pct(c)
+                    cell = fmt_pct(ro)
+                    row += [fmt_ms(ms), f"**{cell}**" if ro is not None and ro < SEGREDUCE_RO_TARGET else cell]
+                else:
+                    row += [fmt_ms(ms), ragged_x(ratio(ms, c["scankit_ms"]))]
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+        if prim == "segmented_reduce":
+            lines.append(f"% RO SOL in bold: below the {SEGREDUCE_RO_TARGET:g} % target.")
+            lines.append("")
+    return lines
+
+
+def write_ragged_markdown(cases, meta, csv_path, md_path, title):
+    lines = [f"# {title}", ""]
+    lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
+                 f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`")
+    lines.append("")
+    lines.append("Times are medians of single calls (CUDA events; slow baselines fewer calls under a time budget, "
+                 "see ragged_bench.cu). % copy = copy time × (bytes the case must move ÷ bytes the copy moved) ÷ "
+                 f"the case's time × 100 ({RAGGED_BYTES}; S segments, R runs, O / K / V bytes per offset / key / "
+                 "value); speedup = baseline time ÷ scankit time.")
+    lines.append("")
+    hl = ragged_headline(cases)
+    if hl:
+        lines += [hl, ""]
+    lines += ragged_tables(cases)
+    with open(md_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {md_path} ({len(cases)} cases)")
+
+
+def write_ragged_plot(plt, cases, meta, png_path, title):
+    """One panel per primitive: % of the read-only SOL (segmented_reduce) or %
+    of copy against n; scankit solid, CUB dashed, Thrust dotted; colour = variant."""
+    from matplotlib.ticker import FuncFormatter
+
+    prims = [p for p in RAGGED_PRIMS if any(k[0] == p for k in cases)]
+    panel_type = {"reduce_by_key": "int32/int32", "load_balancing_search": "uint32"}
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = {"cub": ("--", "x", "CUB"), "cub_u64": ("-.", "1", "CUB u64-init"), "thrust": (":", "+", "Thrust")}
+    cols = min(3, len(prims))
+    rows = (len(prims) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 4.6 * rows), squeeze=False)
+    for ax in axes.flat[len(prims):]:
+        ax.axis("off")
+    for ax, prim in zip(axes.flat, prims):
+        keys = [k for k in cases if k[0] == prim and (prim not in panel_type or k[3] == panel_type[prim])]
+        series = sorted({(k[3], k[1]) for k in keys}, key=lambda tv: (order(tv[0], RAGGED_TYPES),
+                                                                       order(tv[1], RAGGED_VARIANTS)))
+        show_type = len({t for t, _ in series}) > 1
+        ys_all = []
+        for i, (t, v) in enumerate(series):
+            ks = sorted((k for k in keys if k[3] == t and k[1] == v), key=lambda k: k[4])
+            color = colors[i % len(colors)]
+            label = f"{v} {t}" if show_type else v
+            if prim == "segmented_reduce":
+                pts = [(k[4], ragged_ro_pct(cases[k])) for k in ks if ragged_ro_pct(cases[k]) is not None]
+                cub = [(k[4], cases[k]["baselines"]["read_only_stream"] / cases[k]["baselines"]["cub"] * 100)
+                       for k in ks if "cub" in cases[k]["baselines"] and "read_only_stream" in cases[k]["baselines"]]
+                base = {"cub": cub}
+            else:
+                pts = [(k[4], compact_pct(cases[k])) for k in ks]
+                base = {b: [(k[4], compact_pct(cases[k], cases[k]["baselines"][b])) for k in ks
+                            if b in cases[k]["baselines"]] for b in styles}
+                if prim == "allocation_offsets" and v != "with_offsets":
+                    base = {}  # the same CUB calls as with_offsets
+            if pts:
+                ax.plot([x for x, _ in pts], [y for _, y in pts], "-o", color=color, markersize=3,
+                        label=f"scankit {label}")
+                ys_all += [y for _, y in pts]
+            for b, p in base.items():
+                if p:
+                    line, marker, name = styles[b]
+                    ax.plot([x for x, _ in p], [y for _, y in p], linestyle=line, marker=marker, color=color,
+                            markersize=4, alpha=0.8, label=f"{name} {label}")
+                    ys_all += [y for _, y in p]
+        if prim == "segmented_reduce":
+            ax.axhline(SEGREDUCE_RO_TARGET, color="red", linewidth=0.8, linestyle=":", label="target 70 %")
+            ax.set_ylabel("% of read-only speed of light")
+        else:
+            ax.set_ylabel("% of cudaMemcpy D2D bandwidth")
+        ax.axhline(100, color="gray", linewidth=0.8, linestyle=":")
+        if ys_all and min(ys_all) > 0 and max(ys_all) / min(ys_all) > 20:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g} %"))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({k[4] for k in keys}) or [1])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(x) if x > 0 else ""))
+        ax.set_xlabel("n (values, keys, outputs or sizes)")
+        ax.set_title(prim + (f" ({panel_type[prim]})" if prim in panel_type else ""))
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(f"{title} — {', '.join(meta['gpu'])}, {', '.join(meta['date'])}, commit {', '.join(meta['commit'])}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=130)
+    plt.close(fig)
+    print(f"wrote {png_path}")
+
+
 def write_markdown(cases, meta, csv_path, md_path, title):
+    if is_ragged(cases):
+        write_ragged_markdown(cases, meta, csv_path, md_path, title)
+        return
     if is_compact(cases):
         write_compact_markdown(cases, meta, csv_path, md_path, title)
         return
@@ -476,6 +681,9 @@ def write_plot(cases, meta, png_path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         print(f"matplotlib not available: skipped the plot ({png_path})")
+        return
+    if is_ragged(cases):
+        write_ragged_plot(plt, cases, meta, png_path, title)
         return
     if is_compact(cases):
         default_cases = compact_default(cases)
@@ -618,6 +826,8 @@ def main():
     primitives = sorted({k[0] for k in cases})
     if args.title:
         title = args.title
+    elif is_ragged(cases):
+        title = "ragged primitives: scankit vs CUB / Thrust / read-only stream / cudaMemcpy"
     elif is_compact(cases):
         title = "compact (selection primitives): scankit vs CUB / Thrust / cudaMemcpy"
     elif policy_sweep(cases):
