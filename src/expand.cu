@@ -22,6 +22,14 @@ void check_total_fits(std::size_t total, const char* call) {
     throw std::invalid_argument(std::string("scankit::") + call + ": total does not fit the offset type");
 }
 
+/// Segment indices are written in the offset type (signed offsets run as
+/// their unsigned twins, so the typed check is made here).
+template <class Offset>
+void check_segments_fit(std::size_t num_segments, const char* call) {
+  if (num_segments > 0 && num_segments - 1 > std::uint64_t(std::numeric_limits<Offset>::max()))
+    throw std::invalid_argument(std::string("scankit::") + call + ": segment indices do not fit the offset type");
+}
+
 }  // namespace scankit::detail
 
 #define SCANKIT_DEFINE_INTERVAL_EXPAND(T, Offset)                                                                 \
@@ -37,6 +45,7 @@ void check_total_fits(std::size_t total, const char* call) {
   void scankit::load_balancing_search(context& ctx, const Offset* d_offsets, std::size_t num_segments,         \
                                       std::size_t total, Offset* d_source, Offset* d_rank) {                    \
     detail::check_total_fits<Offset>(total, "load_balancing_search");                                           \
+    detail::check_segments_fit<Offset>(num_segments, "load_balancing_search");                                  \
     device::load_balancing_search(ctx, detail::as_unsigned(d_offsets), num_segments, total,                     \
                                   detail::as_unsigned(d_source), detail::as_unsigned(d_rank));                  \
   }                                                                                                              \

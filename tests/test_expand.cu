@@ -571,6 +571,9 @@ void expand_rejections(scankit::context& ctx) {
     auto* far_out = reinterpret_cast<double*>(std::uintptr_t(2) << 46);
     expect_rejected([&] { scankit::load_balancing_search(ctx, offsets, segs, too_big, far_source); }, lbs);
     expect_rejected([&] { scankit::interval_expand(ctx, values, offsets, segs, too_big, far_out); }, ie);
+    // Segment indices the offset type cannot represent (more segments than
+    // its largest value + 1, most of them empty).
+    expect_rejected([&] { scankit::load_balancing_search(ctx, offsets, too_big + 1, 10, far_source); }, lbs);
   }
   // Overlaps: outputs with the offsets, the values, or each other.
   expect_rejected([&] { scankit::load_balancing_search(ctx, offsets, segs, total, offsets + 10, rank); }, lbs);

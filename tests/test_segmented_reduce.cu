@@ -767,6 +767,13 @@ TEST_CASE("segmented_reduce rejects bad arguments before touching a device", "[s
                                       static_cast<const std::uint64_t*>(offsets), 3, values + 99, compose_affine32{},
                                       init);
   });
+  // Values aligned to their members (4 bytes) but not to their size (8): the
+  // tiles are staged by 16-byte bulk copies, which need whole elements.
+  const auto* misaligned = reinterpret_cast<const affine32*>((std::uintptr_t(1) << 40) + 4);
+  expect_rejected([&] {
+    scankit::device::segmented_reduce(ctx, misaligned, 100, static_cast<const std::uint64_t*>(offsets), 3,
+                                      values + 500, compose_affine32{}, init);
+  });
 }
 
 // ---- 6. [large]: more than 2^31 values -----------------------------------------------------------

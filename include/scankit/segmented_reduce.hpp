@@ -6,8 +6,8 @@
 //   scankit::segmented_reduce(ctx, d_values, num_values, d_offsets, num_segments, d_maxima, scankit::op::max);
 //
 // Load-balanced: every block reduces a fixed number of (values + segment
-// boundaries), split by merge path, and segments that cross blocks are joined
-// by the decoupled look-back, in one pass. A million segments of length 1 and
+// boundaries), split by merge path; segments that cross blocks are joined by
+// a scan of the blocks' carries and a small fix-up. A million segments of length 1 and
 // one segment of 2^30 values run at the same bandwidth. Values: int32,
 // uint32, int64, uint64, float, double; operators plus, min, max; offsets
 // int32, uint32, int64, uint64 (indices into d_values, which has num_values
@@ -15,7 +15,7 @@
 //
 // Asynchronous on ctx.stream(). Errors: std::invalid_argument before any
 // launch (null pointers where needed, d_out overlapping the inputs, a
-// bitwise operator), scankit::cuda_error if CUDA fails. Offsets that are not
+// bitwise operator, d_values not aligned to its type), scankit::cuda_error if CUDA fails. Offsets that are not
 // valid (check with scankit::validate_offsets) give unspecified sums but no
 // access out of bounds.
 #pragma once

@@ -74,9 +74,10 @@ namespace device {
 /// j - offsets[segment] (all std::uint64_t). Consecutive threads get
 /// consecutive j. d_offsets: num_segments + 1 non-decreasing entries,
 /// offsets[0] = 0, offsets[num_segments] = total (scankit::validate_offsets
-/// with limit = total checks order and range; with invalid offsets the
-/// segments passed are unspecified but always < num_segments).
-/// Asynchronous on ctx.stream().
+/// with limit = total checks the order and that no offset passes total; the
+/// two ends are the caller's to keep). With invalid offsets the segments
+/// passed are unspecified but always < num_segments. Asynchronous on
+/// ctx.stream().
 template <class Offset, class F>
 void expand(context& ctx, const Offset* d_offsets, std::size_t num_segments, std::size_t total, F f) {
   detail::dispatch_expand(ctx, d_offsets, num_segments, total, f, "expand");
@@ -90,6 +91,8 @@ void load_balancing_search(context& ctx, const Offset* d_offsets, std::size_t nu
   if (total > 0) detail::require_pointer(d_source, "d_source", call);
   if (total > std::uint64_t(std::numeric_limits<Offset>::max()))
     throw std::invalid_argument("scankit::load_balancing_search: total does not fit the offset type");
+  if (num_segments > 0 && num_segments - 1 > std::uint64_t(std::numeric_limits<Offset>::max()))
+    throw std::invalid_argument("scankit::load_balancing_search: segment indices do not fit the offset type");
   const std::size_t out_bytes = detail::checked_bytes(total, sizeof(Offset), call);
   detail::require_apart({{"d_source", d_source, out_bytes}, {"d_rank", d_rank, out_bytes}},
                         {{"d_offsets", d_offsets, (num_segments + 1) * sizeof(Offset)}}, call);

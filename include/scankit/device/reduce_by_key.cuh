@@ -39,6 +39,8 @@ std::size_t run_reduce_by_key(context& ctx, const K* d_keys, const V* d_values, 
                  {"d_reduced", d_reduced, value_bytes},
                  {"d_count", d_count, sizeof(std::size_t)}},
                 {{"d_keys", d_keys, key_bytes}, {"d_values", d_values, value_bytes}}, call);
+  static_assert(reduce_by_key_smem_bytes<K, V>() <= 220 * 1024,
+                "reduce_by_key: keys + values too large for the tile in shared memory (at most about 56 bytes)");
   using shape = reduce_by_key_shape<K, V>;
   using carry_t = segment_carry<V>;
   if (n > std::numeric_limits<std::uint32_t>::max())  // run counts travel as 32-bit numbers

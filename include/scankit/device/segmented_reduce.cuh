@@ -23,15 +23,24 @@ namespace scankit::device {
 /// d_out[i] = init ⊕ values[offsets[i]] ⊕ ... ⊕ values[offsets[i+1] - 1] for
 /// i in [0, num_segments); an empty segment gives init. d_offsets has
 /// num_segments + 1 entries indexing d_values (num_values entries; offsets[0]
-/// need not be 0). One pass, load-balanced by merge path: each block takes a
-/// fixed number of values + boundaries; segments crossing blocks are joined by
-/// the decoupled look-back. Asynchronous on ctx.stream(). Errors as
-/// scankit::segmented_reduce.
+/// need not be 0). Load-balanced by merge path: each block takes a fixed
+/// number of values + boundaries; a partition launch, the tiles (no tile waits
+/// for another), a scan of the tiles' carries and a fix-up of the segments
+/// crossing tiles. Asynchronous on ctx.stream(). Errors as
+/// scankit::segmented_reduce; also std::invalid_argument when d_values is not
+/// aligned to sizeof(T) for a T whose size divides 16 (the tiles are staged
+/// by 16-byte bulk copies). T: at most 32 bytes, and 1, 2, 4 or a multiple of
+/// 4 bytes (the shared-memory slots of the boundaries are 4-byte words).
 template <class T, class Offset, class Op>
 void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, const Offset* d_offsets,
                       std::size_t num_segments, T* d_out, Op op, T init) {
   static_assert(std::is_integral_v<Offset>, "integer offsets");
+  static_assert(sizeof(T) <= 4 || sizeof(T) % 4 == 0, "segmented_reduce: sizeof(T) must be 1, 2, 4 or a multiple of 4");
+  static_assert(detail::segmented_reduce_smem<T, Offset>::bytes <= 220 * 1024,
+                "segmented_reduce: T too large for the tile in shared memory (at most 32 bytes)");
   constexpr const char* call = "segmented_reduce";
+  if (16 % sizeof(T) == 0 && reinterpret_cast<std::uintptr_t>(d_values) % sizeof(T) != 0)
+    throw std::invalid_argument("scankit::segmented_reduce: d_values must be aligned to sizeof(T)");
   if (num_segments > 0) {
     detail::require_pointer(d_offsets, "d_offsets", call);
     detail::require_pointer(d_out, "d_out", call);
