@@ -49,10 +49,6 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
   }
 }
 
-}  // namespace scankit::detail
-
-namespace scankit::detail {
-
 /// Called by all lanes of one warp of tile `my.tile`: publishes the tile's
 /// aggregate, looks back, publishes its inclusive prefix and returns the
 /// tile's exclusive prefix. Tile 0 publishes initial ⊕ total and returns
