@@ -26,6 +26,7 @@
 //     large — std::invalid_argument naming the call, before any device access.
 #include "support/cuda_check.hpp"
 #include "support/random.hpp"
+#include "support/rejection.hpp"
 #include "support/segments.hpp"
 
 #include <scankit/detail/tuning/scan_tuning.hpp>
@@ -530,14 +531,7 @@ TEST_CASE("allocation_offsets_async under CUDA graph capture", "[gpu][allocation
 /// f() must throw std::invalid_argument naming scankit::allocation_offsets.
 template <class F>
 void expect_rejected(F&& f) {
-  try {
-    f();
-    FAIL_CHECK("no exception; expected std::invalid_argument");
-  } catch (const std::invalid_argument& e) {
-    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("allocation_offsets"));
-  } catch (const std::exception& e) {
-    FAIL_CHECK("expected std::invalid_argument, got: " << e.what());
-  }
+  expect_invalid_argument(f, "allocation_offsets");
 }
 
 template <class S, class O>

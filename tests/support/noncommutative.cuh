@@ -153,6 +153,19 @@ struct checked_compose {
   }
 };
 
+/// Factories of the device operators from the error flag (tests that run
+/// several operators through one case pass these).
+struct make_compose_affine32 {
+  compose_affine32 operator()(unsigned*) const { return {}; }
+};
+struct make_mat2_product {
+  mat2_product operator()(unsigned*) const { return {}; }
+};
+template <class T>
+struct make_checked {
+  checked_compose<T> operator()(unsigned* d_error) const { return {d_error}; }
+};
+
 /// Host version (no flag): the reference fold.
 template <class T>
 struct host_compose {
