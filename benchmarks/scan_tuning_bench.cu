@@ -140,7 +140,8 @@ void run_tuning(const size_case<T>& c) {
 
   // Kernel resources (registers, spills, occupancy with the staged tile in
   // dynamic shared memory; the call above raised the kernel's smem limit).
-  const auto kernel = scankit::detail::scan_kernel<T, T, scankit::device::plus, Tuning, false>;
+  const auto kernel = scankit::detail::scan_kernel<T, T, T, scankit::device::plus, Tuning, false,
+                                                    scankit::detail::look_back_order::any>;
   cudaFuncAttributes attr{};
   BENCH_CUDA(cudaFuncGetAttributes(&attr, kernel));
   int blocks_per_sm = 0;

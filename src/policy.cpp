@@ -24,6 +24,16 @@ const char* to_string(block_algorithm b) noexcept {
   return "unknown";
 }
 
+const char* to_string(numeric_mode m) noexcept {
+  switch (m) {
+    case numeric_mode::fast: return "fast";
+    case numeric_mode::run_to_run: return "run_to_run";
+    case numeric_mode::exact: return "exact";
+    case numeric_mode::compensated: return "compensated";
+  }
+  return "unknown";
+}
+
 std::vector<scan_policy> all_scan_policies() {
   std::vector<scan_policy> policies;
   for (grid_strategy g : {grid_strategy::decoupled_lookback, grid_strategy::reduce_then_scan,
@@ -31,7 +41,7 @@ std::vector<scan_policy> all_scan_policies() {
     for (block_algorithm b : {block_algorithm::warp_shuffle, block_algorithm::kogge_stone,
                               block_algorithm::kogge_stone_double_buffer, block_algorithm::brent_kung,
                               block_algorithm::three_phase})
-      policies.push_back(scan_policy{g, b, 0, 0});
+      policies.push_back(scan_policy{g, b, 0, 0, numeric_mode::fast});
   return policies;
 }
 

@@ -58,4 +58,9 @@ SCANKIT_DECLARE_SCAN(double)
 /// types; other sizes throw std::invalid_argument) needs.
 std::size_t scan_workspace_bytes(std::size_t n, std::size_t element_size);
 
+/// Bytes of caller-provided workspace a float (element_size 4) or double (8)
+/// scan of n elements in numeric mode `mode` on the default policy needs
+/// (exact and compensated carry wider values between tiles).
+std::size_t scan_workspace_bytes(std::size_t n, std::size_t element_size, numeric_mode mode);
+
 }  // namespace scankit

@@ -13,8 +13,9 @@
 
 #include <scankit/context.hpp>
 #include <scankit/device/operators.cuh>
-#include <scankit/detail/kernels/scan_kernel.cuh>
 #include <scankit/detail/memory_ranges.hpp>
+#include <scankit/detail/numeric/numeric_dispatch.cuh>
+#include <scankit/detail/single_pass_scan.cuh>
 #include <scankit/detail/textbook_dispatch.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 #include <scankit/error.hpp>
@@ -31,12 +32,6 @@
 namespace scankit {
 namespace detail {
 
-/// Tiles a scan of n items of T needs with tuning `Tuning`.
-template <class T, class Tuning>
-std::size_t scan_num_tiles(std::size_t n) {
-  return (n + tile_items<T, Tuning> - 1) / tile_items<T, Tuning>;
-}
-
 inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_t n, std::size_t size,
                                  const char* name, std::size_t in_size = 0) {
   const std::string where = std::string("scankit::") + name + ": ";
@@ -49,38 +44,10 @@ inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_
     throw std::invalid_argument(where + "input and output overlap (only d_out == d_in is allowed)");
 }
 
-/// Launches the single-pass scan on `stream` with the given look-back
-/// storage (d_status: 1 + tile_status<T>::words(tiles) words, d_scratch:
-/// tile_status<T>::scratch_bytes(tiles) bytes; unused for one tile).
-template <bool Exclusive, class Tuning, class In, class T, class Op>
-void launch_single_pass_scan(cudaStream_t stream, const In* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
-                             std::uint64_t* d_status, void* d_scratch, T* d_total, const char* name) {
-  scan_launch<T> launch{};
-  launch.n = n;
-  launch.num_tiles = std::uint32_t(scan_num_tiles<T, Tuning>(n));
-  launch.bulk_loads = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && staged_tile_bytes<T, Tuning, In> % 16 == 0;
-  launch.vector_stores = vector_items<T> > 1 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
-  launch.initial = initial;
-  launch.d_total = d_total;
-  launch.d_status = d_status;
-  launch.d_scratch = d_scratch;
-  const auto kernel = scan_kernel<In, T, Op, Tuning, Exclusive>;
-  constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning, In>;
-  static_assert(smem_bytes <= 200 * 1024, "tile too large for shared memory: use a tuning with fewer rounds/threads");
-  static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
-    throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
-                        "cudaFuncSetAttribute");
-    return true;
-  }();
-  (void)smem_configured;
-  kernel<<<launch.num_tiles, Tuning::threads, smem_bytes, stream>>>(d_in, d_out, op, launch);
-  throw_on_cuda_error(cudaGetLastError(), name);
-}
-
 /// Validates, then launches the single-pass scan on ctx.stream(). In items
 /// are converted to T as they are loaded; `d_total`, if given, receives the
 /// scan of all n items (initial included).
-template <bool Exclusive, class Tuning, class In, class T, class Op>
+template <bool Exclusive, class Tuning, look_back_order Order = look_back_order::any, class In, class T, class Op>
 void dispatch_scan(context& ctx, const In* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
                    const char* name, T* d_total = nullptr) {
   check_scan_arguments(d_in, d_out, n, sizeof(T), name, sizeof(In));
@@ -91,12 +58,12 @@ void dispatch_scan(context& ctx, const In* d_in, T* d_out, std::size_t n, Op op,
 
   if (num_tiles > 1) {
     const workspace_view ws = ctx.acquire(1 + tile_status<T>::words(num_tiles), tile_status<T>::scratch_bytes(num_tiles));
-    launch_single_pass_scan<Exclusive, Tuning>(ctx.stream(), d_in, d_out, n, op, initial, ws.d_status, ws.d_scratch,
-                                               d_total, name);
+    launch_single_pass_scan<Exclusive, Tuning, Order>(ctx.stream(), d_in, d_out, n, op, initial, ws.d_status,
+                                                      ws.d_scratch, d_total, name);
   } else {
     ctx.acquire(0, 0);  // checks that a device is there
-    launch_single_pass_scan<Exclusive, Tuning>(ctx.stream(), d_in, d_out, n, op, initial, nullptr, nullptr, d_total,
-                                               name);
+    launch_single_pass_scan<Exclusive, Tuning, Order>(ctx.stream(), d_in, d_out, n, op, initial, nullptr, nullptr,
+                                                      d_total, name);
   }
 }
 
@@ -127,14 +94,81 @@ void dispatch_textbook_scan(context& ctx, const T* d_in, T* d_out, std::size_t n
   throw std::invalid_argument(std::string("scankit::") + name + ": unknown block algorithm");
 }
 
+/// True when T ⊕ is exact integer arithmetic (the built-in operators on
+/// integers): every numeric mode then gives the same bits as fast mode.
+template <class T, class Op>
+inline constexpr bool exact_integer_scan =
+    std::is_integral_v<T> &&
+    (std::is_same_v<Op, device::plus> || std::is_same_v<Op, device::minimum> || std::is_same_v<Op, device::maximum> ||
+     std::is_same_v<Op, device::bit_and> || std::is_same_v<Op, device::bit_or> || std::is_same_v<Op, device::bit_xor>);
+
+/// The tuned (default) policy's scan in numeric mode run_to_run, exact or
+/// compensated (T not an exact_integer_scan).
+template <class T, class Op>
+void dispatch_numeric_tuned_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                                 bool exclusive, numeric_mode mode, const char* name) {
+  using tuning = run_to_run_scan_tuning<T>;
+  constexpr auto fixed = look_back_order::fixed;
+  switch (mode) {
+    case numeric_mode::run_to_run:
+      if (exclusive) return dispatch_scan<true, tuning, fixed>(ctx, d_in, d_out, n, op, initial, name);
+      return dispatch_scan<false, tuning, fixed>(ctx, d_in, d_out, n, op, initial, name);
+    case numeric_mode::exact:
+    case numeric_mode::compensated:
+      if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, device::plus>) {
+        check_scan_arguments(d_in, d_out, n, sizeof(T), name);
+        if (n == 0) return;
+        if (mode == numeric_mode::exact) {
+          if (exclusive) return launch_exact_scan<true>(ctx, d_in, d_out, n, initial, name);
+          return launch_exact_scan<false>(ctx, d_in, d_out, n, initial, name);
+        }
+        if (exclusive) return launch_compensated_scan<true>(ctx, d_in, d_out, n, initial, name);
+        return launch_compensated_scan<false>(ctx, d_in, d_out, n, initial, name);
+      }
+      throw std::invalid_argument(std::string("scankit::") + name + ": numeric_mode::" + to_string(mode) +
+                                  " applies to float and double sums (plus) only");
+    default:
+      throw std::invalid_argument(std::string("scankit::") + name + ": unknown numeric mode");
+  }
+}
+
+/// The tuned (default) policy's scan in numeric mode `mode`.
+template <class T, class Op>
+void dispatch_tuned_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
+                         bool exclusive, numeric_mode mode, const char* name) {
+  if constexpr (!exact_integer_scan<T, Op>) {  // integers: every mode is the fast scan
+    if (mode != numeric_mode::fast)
+      return dispatch_numeric_tuned_scan(ctx, d_in, d_out, n, op, initial, exclusive, mode, name);
+  }
+  using tuning = default_scan_tuning<T>;
+  if (exclusive) return dispatch_scan<true, tuning>(ctx, d_in, d_out, n, op, initial, name);
+  dispatch_scan<false, tuning>(ctx, d_in, d_out, n, op, initial, name);
+}
+
+/// Throws unless `policy`'s numeric mode can run with its grid and block: the
+/// textbook policies run fast and run_to_run (they always combine in a fixed
+/// order), not exact or compensated.
+inline void check_textbook_numeric_mode(const scan_policy& policy, const char* name) {
+  switch (policy.numeric) {
+    case numeric_mode::fast:
+    case numeric_mode::run_to_run: return;
+    case numeric_mode::exact:
+    case numeric_mode::compensated:
+      throw std::invalid_argument(std::string("scankit::") + name + ": numeric_mode::" + to_string(policy.numeric) +
+                                  " runs on the default policy (decoupled_lookback + warp_shuffle) only");
+  }
+  throw std::invalid_argument(std::string("scankit::") + name + ": unknown numeric mode");
+}
+
 /// Scan with an explicit policy: the tuned kernel for the default policy, the
-/// textbook kernels otherwise.
+/// textbook kernels otherwise; policy.numeric picks the numeric mode.
 template <class T, class Op>
 void dispatch_policy_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
                           bool exclusive, const scan_policy& policy, const char* name) {
-  if (!is_tuned_policy(policy)) return dispatch_textbook_scan(ctx, d_in, d_out, n, op, initial, exclusive, policy, name);
-  if (exclusive) dispatch_scan<true, default_scan_tuning<T>>(ctx, d_in, d_out, n, op, initial, name);
-  else dispatch_scan<false, default_scan_tuning<T>>(ctx, d_in, d_out, n, op, initial, name);
+  if (is_tuned_policy(policy))
+    return dispatch_tuned_scan(ctx, d_in, d_out, n, op, initial, exclusive, policy.numeric, name);
+  if (!exact_integer_scan<T, Op>) check_textbook_numeric_mode(policy, name);
+  dispatch_textbook_scan(ctx, d_in, d_out, n, op, initial, exclusive, policy, name);
 }
 
 }  // namespace detail
@@ -143,7 +177,9 @@ namespace device {
 
 /// inclusive_scan with an explicit scan policy (scankit/policy.hpp): the
 /// default policy runs the tuned kernel; the textbook policies work for any
-/// associative operator too. Bad policy sizes throw std::invalid_argument.
+/// associative operator too. policy.numeric: run_to_run for any operator and
+/// type; exact and compensated for float/double with device::plus on the
+/// default grid and block. Bad policies throw std::invalid_argument.
 template <class T, class Op>
 void inclusive_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, const scan_policy& policy) {
   detail::dispatch_policy_scan(ctx, d_in, d_out, n, op, detail::maybe<T>{T{}, false}, false, policy,

@@ -27,7 +27,7 @@ struct scan_launch {
   std::size_t n;
   std::uint32_t num_tiles;
   bool bulk_loads;          // d_in 16-byte aligned: tiles arrive by bulk copy
-  bool vector_stores;       // d_out 16-byte aligned: 16-byte stores
+  bool vector_stores;       // d_out aligned to output_vector_bytes: vector stores
   maybe<T> initial;         // initial value (exclusive scans always have one)
   std::uint64_t* d_status;  // [0] launch counter, [1 + t] tile t's word; unused for one tile
   void* d_scratch;          // split-layout tile values
@@ -39,13 +39,22 @@ struct scan_launch {
 template <class T, class Tuning, class In = T>
 inline constexpr std::size_t staged_tile_bytes = tile_items<T, Tuning> * sizeof(In);
 
+/// Stores Vec consecutive items; with `vectorized` (p aligned to the whole
+/// vector) as one 16- or 8-byte streaming store.
 template <class T, int Vec>
 __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const T (&v)[Vec]) {
-  if constexpr (Vec > 1) {
+  if constexpr (Vec > 1 && sizeof(T) * Vec == 16) {
     if (vectorized) {
       uint4 raw;
       memcpy(&raw, v, sizeof(raw));
       __stcs(reinterpret_cast<uint4*>(p), raw);  // streaming: keep the status words in L2
+      return;
+    }
+  } else if constexpr (Vec > 1 && sizeof(T) * Vec == 8) {
+    if (vectorized) {
+      uint2 raw;
+      memcpy(&raw, v, sizeof(raw));
+      __stcs(reinterpret_cast<uint2*>(p), raw);
       return;
     }
   }
@@ -53,11 +62,21 @@ __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const
   for (int j = 0; j < Vec; ++j) p[j] = v[j];
 }
 
-/// Scans In items converted to T (In == T for ordinary scans; a narrower
-/// integer In widens, e.g. uint32 sizes to uint64 offsets).
-template <class In, class T, class Op, class Tuning, bool Exclusive>
+/// Bytes of one vector of Out items as the scan of T stores it, when that is
+/// a size stores can be vectorized at (8 or 16), else 0.
+template <class T, class Out>
+inline constexpr std::size_t output_vector_bytes =
+    vector_items<T> > 1 && (sizeof(Out) * vector_items<T> == 16 || sizeof(Out) * vector_items<T> == 8)
+        ? sizeof(Out) * vector_items<T>
+        : 0;
+
+/// Scans In items converted to T and stores them converted to Out (In == T ==
+/// Out for ordinary scans; a narrower integer In widens, e.g. uint32 sizes to
+/// uint64 offsets; the compensated scan reads and writes F and scans
+/// compensated<F>). Order: how the look-back combines (look_back.cuh).
+template <class In, class T, class Out, class Op, class Tuning, bool Exclusive, look_back_order Order>
 __global__ void __launch_bounds__(Tuning::threads)
-    scan_kernel(const In* d_in, T* d_out, Op op, scan_launch<T> launch) {
+    scan_kernel(const In* d_in, Out* d_out, Op op, scan_launch<T> launch) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<T>;
   constexpr std::size_t tile_size = tile_items<T, Tuning>;
   using block_scan = block_scan_warp_shuffle<T, threads, rounds, vec>;
@@ -119,7 +138,7 @@ __global__ void __launch_bounds__(Tuning::threads)
       return launch.initial;
     }
     if (lane == 0) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-    const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
+    const T exclusive = warp_look_back<T, Order>(status, my.tile, my.tag, op);
     if (lane == 0) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
     return maybe<T>{exclusive, true};
   };
@@ -141,12 +160,15 @@ __global__ void __launch_bounds__(Tuning::threads)
       for (int j = 0; j < vec; ++j)
         if (i + j == launch.n - 1) *launch.d_total = Exclusive ? op(v[j], T(staged[k + j])) : v[j];
     }
+    Out o[vec];
+#pragma unroll
+    for (int j = 0; j < vec; ++j) o[j] = static_cast<Out>(v[j]);
     if (full_tile) {
-      store_global_vector(d_out + i, launch.vector_stores, v);
+      store_global_vector(d_out + i, launch.vector_stores, o);
     } else {
 #pragma unroll
       for (int j = 0; j < vec; ++j)
-        if (i + j < launch.n) d_out[i + j] = v[j];
+        if (i + j < launch.n) d_out[i + j] = o[j];
     }
   };
   block_scan::template scan<Exclusive>(scan_storage, load_round, emit_round, op, tile_prefix);

@@ -194,7 +194,8 @@ __global__ void textbook_single_pass_kernel(const T* d_in, T* d_out, Op op, text
     }
   } else if (threadIdx.x < warp_threads) {
     if (threadIdx.x == 0) status.publish(my.tile, tile_state::aggregate, total, my.tag);
-    const T before = warp_look_back<T>(status, my.tile, my.tag, op);
+    // Fixed order: every textbook policy gives the same bits on every run.
+    const T before = warp_look_back<T, look_back_order::fixed>(status, my.tile, my.tag, op);
     if (threadIdx.x == 0) status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
     prefix = maybe<T>{before, true};
   }

@@ -13,13 +13,27 @@
 
 namespace scankit::detail {
 
+/// The order in which a look-back combines its predecessors' values.
+enum class look_back_order {
+  any,    ///< whatever was ready: windows of 32 reduced as a tree, stop at the first inclusive prefix met
+  fixed,  ///< run to run reproducible: always a strict left fold from an inclusive prefix (see below)
+};
+
 /// Warp-wide: returns (in every lane) the exclusive prefix of `tile` (> 0),
 /// i.e. the combination of all tiles before it, in order. Lane l inspects tile
 /// (window_end - l), so lane 0 holds the nearest predecessor. The operator is
 /// applied only to published values of tiles in [found inclusive, tile).
 /// While a predecessor is unpublished the warp sleeps 8, 16, ... 256 ns
 /// between polls (caps of 32 and 1024 ns measured the same on the H200).
-template <class T, class Op, class Status>
+///
+/// look_back_order::fixed makes the result the same bits on every run even
+/// for operators that are not exactly associative (floating-point sums): the
+/// warp waits until one of its 32 nearest predecessors p has published its
+/// inclusive prefix I(p), then folds strictly left to right,
+/// ((I(p) ⊕ A(p+1)) ⊕ A(p+2)) ⊕ ... ⊕ A(tile-1). Every tile publishes
+/// I(t) = exclusive ⊕ A(t), so by induction every published I(t) is the same
+/// left fold from tile 0, whichever p a tile happened to start from.
+template <class T, look_back_order Order = look_back_order::any, class Op, class Status>
 __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint32_t tag, Op op) {
   const int lane = lane_id();
   T prefix{};
@@ -29,23 +43,35 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
     const std::int64_t pred = window_end - lane;
     tile_reading<T> r;
     r.state = tile_state::inclusive;  // lanes before tile 0 never take part
-    // Wait until every predecessor in the window has published something.
+    // Wait until every predecessor in the window has published something
+    // (fixed order: until one of them has published its inclusive prefix).
     unsigned backoff_ns = 8;
     while (true) {
       if (pred >= 0) r = status.read(std::uint32_t(pred), tag);
-      if (!__any_sync(full_warp_mask, r.state == tile_state::invalid)) break;
+      const bool waiting = Order == look_back_order::fixed
+                               ? !__any_sync(full_warp_mask, r.state == tile_state::inclusive) ||
+                                     __any_sync(full_warp_mask, r.state == tile_state::invalid)
+                               : __any_sync(full_warp_mask, r.state == tile_state::invalid);
+      if (!waiting) break;
       __nanosleep(backoff_ns);
       if (backoff_ns < 256) backoff_ns *= 2;
     }
     // Combine lanes up to and including the nearest inclusive prefix.
     const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && r.state == tile_state::inclusive);
     const int count = inclusive_lanes ? __ffs(inclusive_lanes) : warp_threads;
-    T window = warp_reverse_reduce(r.value, count, op);
-    window = shfl_idx(window, 0);
-    prefix = have_prefix ? op(window, prefix) : window;
-    have_prefix = true;
-    if (inclusive_lanes) return prefix;
-    window_end -= warp_threads;
+    if constexpr (Order == look_back_order::fixed) {
+      // Strict left fold from the inclusive prefix (lane count - 1) to lane 0.
+      T folded = shfl_idx(r.value, count - 1);
+      for (int l = count - 2; l >= 0; --l) folded = op(folded, shfl_idx(r.value, l));
+      return folded;
+    } else {
+      T window = warp_reverse_reduce(r.value, count, op);
+      window = shfl_idx(window, 0);
+      prefix = have_prefix ? op(window, prefix) : window;
+      have_prefix = true;
+      if (inclusive_lanes) return prefix;
+      window_end -= warp_threads;
+    }
   }
 }
 
@@ -53,7 +79,7 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
 /// aggregate, looks back, publishes its inclusive prefix and returns the
 /// tile's exclusive prefix. Tile 0 publishes initial ⊕ total and returns
 /// `initial`. With `single_tile` nothing is published.
-template <class T, class Op, class Status>
+template <look_back_order Order = look_back_order::any, class T, class Op, class Status>
 __device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool single_tile, const T& tile_total,
                                    const T& initial, Op op) {
   const bool leader = lane_id() == 0;
@@ -62,7 +88,7 @@ __device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool 
     return initial;
   }
   if (leader) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-  const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
+  const T exclusive = warp_look_back<T, Order>(status, my.tile, my.tag, op);
   if (leader) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
   return exclusive;
 }

@@ -1,0 +1,5 @@
+// src/scan_numeric_float.cu — host API scans of float in the numeric modes
+// run_to_run, exact and compensated.
+#include "scan_numeric_instantiate.cuh"
+
+SCANKIT_DEFINE_NUMERIC_SCAN(float)
