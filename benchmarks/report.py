@@ -61,6 +61,27 @@ n; scankit solid, CUB dashed, Thrust dotted, one colour per variant
 (reduce_by_key: int32/int32 only; load_balancing_search: uint32 only;
 allocation_offsets: the baselines drawn once, with with_offsets).
 
+Numeric modes (primitive "scan_numeric", scan_numeric_bench; policy = the
+numeric mode fast / run_to_run / exact / compensated of the float and double
+inclusive sum; baselines cub and, for modes other than fast, fast): the error
+columns, for which the schema has no room, come from the companion CSV
+<name>_accuracy.csv beside it (scan_numeric_bench writes both):
+
+    type,n,contender,max_abs_err,max_ulp_err,inexact_outputs,sum_abs,
+    distinct_outputs,runs,gpu,date,commit
+
+(contender = a mode or cub; errors against the exact prefix sums rounded to
+the type; see scan_numeric_bench.cu). The markdown has a headline (the
+largest n: each mode's % of copy and speed vs fast; run_to_run's target is
+>= 0.9x fast, design.md) and one table per type, a row per n and contender
+(the modes, then CUB): ms, GB/s (2·n·sizeof(T) ÷ time), % of copy, speedup
+vs CUB (CUB ms ÷ ms) and vs fast (fast ms ÷ ms), max ulp error, max absolute
+error, that error ÷ (u·Σ|x|) (u = 2^-24 float, 2^-53 double), the share of
+outputs that are not the correctly rounded exact sum, and distinct outputs
+over the repeat runs. Without the companion CSV the error columns show —.
+The plot: % of copy against n, one panel per type, one line per mode, CUB
+dashed.
+
 Usage: python3 benchmarks/report.py benchmarks/results/scan.csv [--title TEXT] [--no-plot] [--out-dir DIR]
 Only the Python standard library is needed for the markdown.
 """
@@ -632,7 +653,195 @@ def write_ragged_plot(plt, cases, meta, png_path, title):
     print(f"wrote {png_path}")
 
 
+# ---- numeric modes of the float / double scan (scan_numeric_bench) --------
+
+NUMERIC_MODES = ["fast", "run_to_run", "exact", "compensated"]
+ACCURACY_HEADER = ["type", "n", "contender", "max_abs_err", "max_ulp_err", "inexact_outputs", "sum_abs",
+                   "distinct_outputs", "runs", "gpu", "date", "commit"]
+TYPE_BYTES = {"int32": 4, "uint32": 4, "float": 4, "int64": 8, "uint64": 8, "double": 8}
+UNIT_ROUNDOFF = {"float": 2.0 ** -24, "double": 2.0 ** -53}
+RUN_TO_RUN_TARGET = 0.9  # design.md: the deterministic mode within 10 % of fast's speed
+
+
+def is_numeric(cases):
+    """True for a CSV of the float/double numeric modes (scan_numeric_bench)."""
+    return all(k[0] == "scan_numeric" for k in cases)
+
+
+def accuracy_path(csv_path):
+    return os.path.splitext(csv_path)[0] + "_accuracy.csv"
+
+
+def read_accuracy(path):
+    """{(type, n, contender): row} from the companion accuracy CSV; {} if absent."""
+    if not os.path.isfile(path):
+        print(f"{path}: not found, the error columns are left empty")
+        return {}
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != ACCURACY_HEADER:
+            sys.exit(f"{path}: unexpected header {reader.fieldnames}\n  expected {','.join(ACCURACY_HEADER)}")
+        rows = {}
+        for line, row in enumerate(reader, start=2):
+            try:
+                rows[(row["type"], int(row["n"]), row["contender"])] = {
+                    "max_abs_err": float(row["max_abs_err"]), "max_ulp_err": int(row["max_ulp_err"]),
+                    "inexact_outputs": int(row["inexact_outputs"]), "sum_abs": float(row["sum_abs"]),
+                    "distinct_outputs": int(row["distinct_outputs"]), "runs": int(row["runs"])}
+            except (TypeError, ValueError) as e:
+                sys.exit(f"{path}:{line}: bad row ({e}): {row}")
+    return rows
+
+
+def numeric_times(cases, t, n):
+    """{contender: ms} at (type, n), CUB from any mode's cub row, and the copy ms."""
+    ms, copy_ms = {}, None
+    for k, c in cases.items():
+        if k[3] == t and k[4] == n:
+            ms[k[2]] = c["scankit_ms"]
+            copy_ms = c["copy_ms"]
+            if "cub" in c["baselines"]:
+                ms.setdefault("cub", c["baselines"]["cub"])
+            if "fast" in c["baselines"]:
+                ms.setdefault("fast", c["baselines"]["fast"])
+    return ms, copy_ms
+
+
+def numeric_contenders(ms):
+    return sorted((m for m in ms if m != "cub"), key=lambda m: order(m, NUMERIC_MODES)) + (["cub"] if "cub" in ms else [])
+
+
+def fmt_count(v):
+    return "—" if v is None else (f"{v:,}" if v < 10 ** 7 else f"{v:.2e}")
+
+
+def fmt_err(v):
+    return "—" if v is None else ("0" if v == 0 else f"{v:.3g}")
+
+
+def numeric_headline(cases):
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    parts = []
+    for t in types:
+        n = max(k[4] for k in cases if k[3] == t)
+        ms, copy_ms = numeric_times(cases, t, n)
+        items = []
+        for m in numeric_contenders(ms):
+            text = f"{'CUB' if m == 'cub' else m} {fmt_pct(copy_ms / ms[m] * 100)}"
+            if m not in ("fast", "cub") and "fast" in ms:
+                x = ms["fast"] / ms[m]
+                text += f" ({fmt_x(x)} fast"
+                if m == "run_to_run":
+                    text += f", target ≥ {RUN_TO_RUN_TARGET:.2f}× {'✓' if x >= RUN_TO_RUN_TARGET else '✗'}"
+                text += ")"
+            items.append(text)
+        parts.append(f"{t} at {size_label(n)}: " + ", ".join(items))
+    return "**Headline, inclusive sum, % of copy by numeric mode** — " + "; ".join(parts) if parts else None
+
+
+def write_numeric_markdown(cases, meta, csv_path, md_path, title):
+    acc_path = accuracy_path(csv_path)
+    acc = read_accuracy(acc_path)
+    lines = [f"# {title}", ""]
+    lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
+                 f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`"
+                 + (f", `{os.path.basename(acc_path)}`" if acc else ""))
+    lines.append("")
+    lines.append("scankit::inclusive_scan(ctx, d_in, d_out, n, scankit::with_numeric(mode)) of x uniform in [-1, 1) "
+                 "(fixed seed) against cub::DeviceScan::InclusiveSum and cudaMemcpy D2D in the same run. Times are "
+                 "medians of single calls (CUDA events; slow modes fewer calls under a time budget, see "
+                 "scan_numeric_bench.cu). % copy = copy time ÷ time × 100; GB/s = 2·n·sizeof(T) ÷ time; × CUB = CUB "
+                 "time ÷ time; × fast = fast-mode time ÷ time.")
+    lines.append("")
+    lines.append("Errors against S_i, the exact prefix sum rounded once to the type (host, exact fixed-point "
+                 "accumulator), over all n outputs of one call: max ulp = max |ord(out_i) − ord(S_i)|, the number of "
+                 "representable values between them (large where S_i crosses zero: any absolute error is many ulps of "
+                 "a tiny S_i); max abs = max |out_i − S_i|; ÷ uΣ|x| = max abs ÷ (u·Σ|x_j|), u = 2^-24 (float) or "
+                 "2^-53 (double), the scale of summation error bounds; inexact = share of outputs ≠ S_i; distinct = "
+                 "different outputs over untimed repeat calls of the same input (exact: all S_i bit for bit and "
+                 "run_to_run: identical bits, both checked, else the run fails).")
+    lines.append("")
+    hl = numeric_headline(cases)
+    if hl:
+        lines += [hl, ""]
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    for t in types:
+        lines += [f"### {t}", ""]
+        cols = ["n", "mode", "ms", "GB/s", "% copy", "× CUB", "× fast", "max ulp", "max abs", "÷ u·Σ\\|x\\|",
+                "inexact", "distinct"]
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("|---|---|" + "---:|" * (len(cols) - 2))
+        for n in sorted({k[4] for k in cases if k[3] == t}):
+            ms, copy_ms = numeric_times(cases, t, n)
+            for m in numeric_contenders(ms):
+                a = acc.get((t, n, m))
+                gbs = 2 * n * TYPE_BYTES.get(t, 4) / (ms[m] * 1e-3) / 1e9
+                scaled = None
+                if a and a["sum_abs"] > 0 and t in UNIT_ROUNDOFF:
+                    scaled = a["max_abs_err"] / (UNIT_ROUNDOFF[t] * a["sum_abs"])
+                row = [size_label(n), "*CUB InclusiveSum*" if m == "cub" else m, fmt_ms(ms[m]), f"{gbs:.0f}",
+                       fmt_pct(copy_ms / ms[m] * 100),
+                       "—" if m == "cub" else fmt_x(ratio(ms.get("cub"), ms[m])),
+                       "—" if m in ("cub", "fast") else fmt_x(ratio(ms.get("fast"), ms[m])),
+                       fmt_count(a and a["max_ulp_err"]), fmt_err(a and a["max_abs_err"]), fmt_err(scaled),
+                       "—" if not a else ("0" if a["inexact_outputs"] == 0 else
+                                          fmt_pct(a["inexact_outputs"] / n * 100)),
+                       "—" if not a else f"{a['distinct_outputs']} / {a['runs']}"]
+                lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    with open(md_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {md_path} ({len(cases)} cases)")
+
+
+def write_numeric_plot(plt, cases, meta, png_path, title):
+    """% of copy vs n, one panel per type: a line per mode, CUB dashed black."""
+    from matplotlib.ticker import FuncFormatter
+
+    types = sorted({k[3] for k in cases}, key=lambda t: order(t, TYPE_ORDER))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, len(types), figsize=(6.5 * len(types), 4.8), squeeze=False, sharey=True)
+    pcts = []
+    for ax, t in zip(axes[0], types):
+        sizes = sorted({k[4] for k in cases if k[3] == t})
+        series = {}
+        for n in sizes:
+            ms, copy_ms = numeric_times(cases, t, n)
+            for m in numeric_contenders(ms):
+                series.setdefault(m, []).append((n, copy_ms / ms[m] * 100))
+        for m, pts in series.items():
+            pcts += [y for _, y in pts]
+            if m == "cub":
+                ax.plot([x for x, _ in pts], [y for _, y in pts], color="black", linestyle="--", marker="x",
+                        label="CUB InclusiveSum")
+            else:
+                ax.plot([x for x, _ in pts], [y for _, y in pts], "-o", markersize=3,
+                        color=colors[order(m, NUMERIC_MODES)[0] % len(colors)], label=m)
+        ax.axhline(100, color="gray", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(x) if x > 0 else ""))
+        ax.set_xlabel("n (items)")
+        ax.set_title(f"inclusive sum, {t}")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7)
+    if pcts and min(pcts) > 0 and max(pcts) / min(pcts) > 20:
+        for ax in axes[0]:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g} %"))
+    axes[0][0].set_ylabel("% of cudaMemcpy D2D bandwidth")
+    fig.suptitle(f"{title} — {', '.join(meta['gpu'])}, {', '.join(meta['date'])}, commit {', '.join(meta['commit'])}",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=130)
+    plt.close(fig)
+    print(f"wrote {png_path}")
+
+
 def write_markdown(cases, meta, csv_path, md_path, title):
+    if is_numeric(cases):
+        write_numeric_markdown(cases, meta, csv_path, md_path, title)
+        return
     if is_ragged(cases):
         write_ragged_markdown(cases, meta, csv_path, md_path, title)
         return
@@ -681,6 +890,9 @@ def write_plot(cases, meta, png_path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         print(f"matplotlib not available: skipped the plot ({png_path})")
+        return
+    if is_numeric(cases):
+        write_numeric_plot(plt, cases, meta, png_path, title)
         return
     if is_ragged(cases):
         write_ragged_plot(plt, cases, meta, png_path, title)
@@ -826,6 +1038,8 @@ def main():
     primitives = sorted({k[0] for k in cases})
     if args.title:
         title = args.title
+    elif is_numeric(cases):
+        title = "scan numeric modes (float / double inclusive sum): scankit vs CUB / cudaMemcpy"
     elif is_ragged(cases):
         title = "ragged primitives: scankit vs CUB / Thrust / read-only stream / cudaMemcpy"
     elif is_compact(cases):
