@@ -526,6 +526,7 @@ TEST_CASE("exact_accumulator<float>: approx_double is within 2^-52 of the exact 
   const std::uint64_t seed = Catch::rngSeed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
+  int representable_seen = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const std::vector<float> v = random_sequence<float>(rng, int(trial % 6), 1 + int(rng() % 40));
     exact_accumulator<float> acc = exact_accumulator<float>::zero();
@@ -536,11 +537,27 @@ TEST_CASE("exact_accumulator<float>: approx_double is within 2^-52 of the exact 
       oracle_sum.add(x);
       // The oracle's double is the exact sum rounded once (within 2^-53 of it).
       const long double exact = oracle_sum.rounded<double>();
-      const long double approx = acc.approx_double();
+      bool exact_flag = false;
+      const long double approx = acc.approx_double(exact_flag);
+      // The flag says whether the double is the sum itself, i.e. whether the
+      // sum is a double (then approx is it).
+      sktest::exact_sum difference = oracle_sum;
+      difference.add(-double(exact));
+      const bool representable = difference.rounded<double>() == 0;
+      CHECK(exact_flag == representable);
+      if (exact_flag) CHECK(approx == exact);
+      representable_seen += representable ? 1 : 0;
       INFO("trial " << trial << ": exact " << show(double(exact)) << ", approx " << show(double(approx)));
       REQUIRE(std::fabs(approx - exact) <= std::ldexp(1.0L, -52) * std::fabs(exact) + std::ldexp(1.0L, -53) *
                                                                                           std::fabs(exact));
       if (exact == 0) REQUIRE(approx == 0);
     }
   }
+  CHECK(representable_seen > 100);  // both answers of the flag were checked
+  // Sums of small integers are doubles.
+  exact_accumulator<float> small = exact_accumulator<float>::zero();
+  for (int k = 1; k <= 1000; ++k) small.add(float(k % 7) - 3.0f);
+  bool small_exact = false;
+  CHECK(small.approx_double(small_exact) == 3.0);
+  CHECK(small_exact);
 }

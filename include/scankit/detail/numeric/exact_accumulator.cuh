@@ -322,7 +322,8 @@ struct exact_accumulator {
   /// The finite part of the sum (flags ignored) as a double within 2^-52 of
   /// its magnitude: |approx_double() - sum| <= 2^-52 |sum| (float
   /// accumulators only; every such sum is far inside double's range).
-  SCANKIT_HD SCANKIT_FORCEINLINE double approx_double() const {
+  /// `exact` is set to whether the double is the sum itself.
+  SCANKIT_HD SCANKIT_FORCEINLINE double approx_double(bool& exact) const {
     static_assert(std::is_same_v<F, float>, "approx_double: float accumulators");
     const std::uint32_t neg = limb[limbs - 1] >> 31;
     const std::uint32_t mask = 0u - neg;
@@ -334,19 +335,24 @@ struct exact_accumulator {
     }
     exact::add_limbs(mag, none, neg);
     // The 64 bits from the highest set bit down (truncated: relative error < 2^-63).
-    std::uint32_t h = 0, top = 0, mid = 0, low = 0;
+    std::uint32_t h = 0, top = 0, mid = 0, low = 0, sticky = 0, below = 0;
     SCANKIT_UNROLL
     for (int j = 0; j < limbs; ++j) {
+      if (j >= 3) below |= mag[j >= 3 ? j - 3 : 0];
       const bool nonzero = mag[j] != 0;
       h = nonzero ? std::uint32_t(j) : h;
       top = nonzero ? mag[j] : top;
       mid = nonzero ? (j >= 1 ? mag[j >= 1 ? j - 1 : 0] : 0u) : mid;
       low = nonzero ? (j >= 2 ? mag[j >= 2 ? j - 2 : 0] : 0u) : low;
+      sticky = nonzero ? below : sticky;
     }
+    exact = true;
     if (top == 0) return 0.0;
     const std::uint32_t lz = exact::leading_zeros(top);
     const std::uint64_t window =
         (std::uint64_t(exact::funnel_left(mid, top, lz)) << 32) | exact::funnel_left(low, mid, lz);
+    // Exact when nothing is cut off below the window and the window fits 53 bits.
+    exact = sticky == 0 && (low << lz) == 0 && (window & 0x7ff) == 0;
     // window · 2^(t - 63) units, t = 32h + 31 - lz; one rounding (2^-53) in the conversion, the scaling is exact.
     const int scale = int(32 * h + 31 - lz) - 63 - 149;  // in [-212, 107]: a normal double
     const double magnitude = double(window) * exact::bit_cast<double>(std::uint64_t(1023 + scale) << 52);
