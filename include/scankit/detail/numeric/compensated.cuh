@@ -6,9 +6,11 @@
 // Combining (s1, c1) and (s2, c2): s = fl(s1 + s2), e = the exact rounding
 // error of that addition (TwoSum, six flops), c = fl(c1 + c2 + e). The output
 // is fl(s + c). Every output of a scan is one such tree of combines over its
-// prefix x_0 ... x_i, whatever the tree's shape, so (Ogita, Rump and Oishi,
-// "Accurate sum and dot product", 2005, Sum2's proof, which does not depend
-// on the order of the additions):
+// prefix x_0 ... x_i, whatever the tree's shape. The argument of Ogita, Rump
+// and Oishi's bound for Sum2 ("Accurate sum and dot product", 2005: TwoSum
+// captures every rounding error of the sums exactly; only the errors' own
+// summation and the final addition round) carries over from their sequential
+// cascade to any tree, with d its depth:
 //
 //   |out_i - S_i| <= u |S_i| + gamma(d)^2 * sum_j |x_j|,   gamma(d) = d u / (1 - d u)
 //
@@ -16,9 +18,8 @@
 // sum and d the depth of the combining tree, at most i + 1 (the scan's tree is
 // far shallower: items per thread + warp and block levels + the tiles looked
 // back over). Fast mode's bound is gamma(d) * sum |x_j|: compensation squares
-// the condition-dependent term. Valid while nothing overflows; NaN and
-// infinities propagate as in plain addition (the error term becomes NaN, and
-// the output with it, only where the plain sum is already NaN or infinite).
+// the condition-dependent term. Valid while nothing overflows; where the plain
+// sum is infinite or NaN the output is the plain sum, as IEEE addition gives.
 #pragma once
 
 #include <cmath>
