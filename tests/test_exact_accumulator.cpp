@@ -9,6 +9,7 @@
 // value keep their sign and round correctly. Host only.
 #include <scankit/detail/numeric/exact_accumulator.cuh>
 #include <support/exact_sum.hpp>
+#include <support/float_bits.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -29,29 +30,10 @@ namespace {
 using scankit::detail::exact_accumulator;
 using scankit::detail::exact_plus;
 
-template <class F>
-using bits_of = std::conditional_t<sizeof(F) == 4, std::uint32_t, std::uint64_t>;
-
-template <class F>
-bits_of<F> to_bits(F x) {
-  bits_of<F> b;
-  std::memcpy(&b, &x, sizeof(F));
-  return b;
-}
-
-template <class F>
-F from_bits(bits_of<F> b) {
-  F x;
-  std::memcpy(&x, &b, sizeof(F));
-  return x;
-}
-
-/// Bit-exact equality (NaN equals NaN, -0 differs from +0).
-template <class F>
-bool same_bits(F a, F b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return to_bits(a) == to_bits(b);
-}
+using sktest::bits_of;
+using sktest::from_bits;
+using sktest::same_bits;
+using sktest::to_bits;
 
 /// For failure messages: the value and its bits.
 template <class F>

@@ -4,6 +4,7 @@
 // range including subnormals), small-integer sums are exact, and the classic
 // cancellations come out exact where the naive sum does not. Host only.
 #include <support/exact_sum.hpp>
+#include <support/float_bits.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -17,12 +18,7 @@
 
 namespace {
 
-/// Bit-exact equality (NaN equals NaN, -0 differs from +0).
-template <class F>
-bool same_bits(F a, F b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return std::memcmp(&a, &b, sizeof(F)) == 0;
-}
+using sktest::same_bits;
 
 /// Random finite F with a random exponent over the whole range (subnormals,
 /// zeros of both signs and the largest values included).

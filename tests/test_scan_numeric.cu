@@ -49,6 +49,7 @@
 // do nothing; integer scans accept every mode; scan_workspace_bytes with a mode.
 #include "support/cuda_check.hpp"
 #include "support/exact_sum.hpp"
+#include "support/float_bits.hpp"
 #include "support/random.hpp"
 #include "support/reference.hpp"
 #include "support/rejection.hpp"
@@ -103,30 +104,6 @@ constexpr std::size_t compensated_tile =
 
 // ---- bits of floating-point values ----------------------------------------
 
-template <class F>
-using bits_t = std::conditional_t<sizeof(F) == 4, std::uint32_t, std::uint64_t>;
-
-template <class F>
-bits_t<F> to_bits(F x) {
-  bits_t<F> b;
-  std::memcpy(&b, &x, sizeof(F));
-  return b;
-}
-
-template <class F>
-F from_bits(bits_t<F> b) {
-  F x;
-  std::memcpy(&x, &b, sizeof(F));
-  return x;
-}
-
-/// Bit-exact equality, except that any NaN equals any NaN (-0 differs from +0).
-template <class F>
-bool same_bits(F a, F b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return to_bits(a) == to_bits(b);
-}
-
 /// For failure messages: the value, in hex float, and its bits.
 template <class F>
 std::string show(F x) {
@@ -149,7 +126,7 @@ struct ieee {
 /// The finite F with this sign, biased exponent and (low bits of) fraction.
 template <class F>
 F make_float(bool negative, std::uint32_t biased, std::uint64_t fraction) {
-  using B = bits_t<F>;
+  using B = bits_of<F>;
   constexpr int m = ieee<F>::mantissa_bits;
   const B b = (B(negative ? 1 : 0) << (8 * sizeof(F) - 1)) | (B(biased) << m) | (B(fraction) & ((B(1) << m) - 1));
   return from_bits<F>(b);
