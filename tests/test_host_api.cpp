@@ -5,7 +5,8 @@
 // Host tests (run everywhere, also without a GPU): invalid arguments throw
 // std::invalid_argument before any device access (so fake pointers are safe
 // and no cuda_error can come first); n == 0 does nothing, even with null
-// pointers; operator names; scan_workspace_bytes. A [nogpu] test checks, on a
+// pointers; operator names; scan_workspace_bytes; numeric modes (names,
+// rejected combinations, workspaces). A [nogpu] test checks, on a
 // machine without a device, that a real call throws scankit::cuda_error that
 // says so. [gpu] tests run int32 and double scans, and the selection
 // primitives (compact, compact_if, partition_if, unique, run_length_encode),
@@ -272,6 +273,47 @@ TEST_CASE("scan_workspace_bytes is zero for one tile and grows with n", "[host_a
     CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 30, size) > scankit::scan_workspace_bytes(std::size_t(1) << 24, size));
   }
   CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 24, 8) >= scankit::scan_workspace_bytes(std::size_t(1) << 24, 4));
+}
+
+TEST_CASE("numeric modes from plain C++: names, rejected combinations, n == 0, workspaces", "[host_api]") {
+  using scankit::numeric_mode;
+  CHECK(std::string(scankit::to_string(numeric_mode::fast)) == "fast");
+  CHECK(std::string(scankit::to_string(numeric_mode::run_to_run)) == "run_to_run");
+  CHECK(std::string(scankit::to_string(numeric_mode::exact)) == "exact");
+  CHECK(std::string(scankit::to_string(numeric_mode::compensated)) == "compensated");
+  const scankit::scan_policy exact = scankit::with_numeric(numeric_mode::exact);
+  CHECK(exact.grid == scankit::grid_strategy::decoupled_lookback);
+  CHECK(exact.block == scankit::block_algorithm::warp_shuffle);
+  CHECK(scankit::scan_policy{}.numeric == numeric_mode::fast);
+
+  scankit::context ctx;
+  float* a = fake<float>(0x10000000);
+  float* b = fake<float>(0x40000000);
+  for (numeric_mode mode : {numeric_mode::exact, numeric_mode::compensated}) {
+    CAPTURE(scankit::to_string(mode));
+    scankit::scan_policy p = scankit::with_numeric(mode);
+    // Sums only ...
+    expect_invalid_argument([&] { scankit::inclusive_scan(ctx, a, b, 1000, p, op::max); }, "inclusive_scan");
+    expect_invalid_argument([&] { scankit::exclusive_scan(ctx, a, b, 1000, 0.0f, p, op::min); }, "exclusive_scan");
+    // ... on the default policy only.
+    p.block = scankit::block_algorithm::brent_kung;
+    expect_invalid_argument([&] { scankit::inclusive_scan(ctx, a, b, 1000, p); }, "inclusive_scan");
+    p = scankit::with_numeric(mode);
+    p.grid = scankit::grid_strategy::reduce_then_scan;
+    expect_invalid_argument([&] { scankit::exclusive_scan(ctx, a, b, 1000, 0.0f, p); }, "exclusive_scan");
+    // Valid combinations with n == 0 do nothing.
+    CHECK_NOTHROW(scankit::inclusive_scan(ctx, static_cast<const double*>(nullptr), nullptr, 0,
+                                          scankit::with_numeric(mode)));
+    // Wider carries: more workspace than the fast scan once there are many tiles.
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 4, mode) >
+          scankit::scan_workspace_bytes(std::size_t(1) << 20, 4));
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 8, mode) >
+          scankit::scan_workspace_bytes(std::size_t(1) << 20, 8));
+  }
+  CHECK_NOTHROW(scankit::inclusive_scan(ctx, static_cast<const float*>(nullptr), nullptr, 0,
+                                        scankit::with_numeric(numeric_mode::run_to_run), op::max));
+  CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 4, numeric_mode::fast) ==
+        scankit::scan_workspace_bytes(std::size_t(1) << 20, 4));
 }
 
 TEST_CASE("without a device a scan throws cuda_error naming the device", "[nogpu]") {
