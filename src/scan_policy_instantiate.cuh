@@ -30,8 +30,8 @@ bool tuned_numeric_scan(const scan_policy& policy) {
   return std::is_floating_point_v<T> && is_tuned_policy(policy) && policy.numeric != numeric_mode::fast;
 }
 
-/// The textbook policies (also for integers, where the mode makes no
-/// difference, a bad value is still an error).
+/// Checks a textbook policy's operator (plus only, here) and, for float and
+/// double, its numeric mode (fast or run_to_run; integers run every mode as fast).
 template <class T>
 void check_textbook_policy(const scan_policy& policy, op o, const char* name) {
   if (std::is_floating_point_v<T>) check_textbook_numeric_mode(policy, name);
