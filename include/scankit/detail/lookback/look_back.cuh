@@ -23,7 +23,7 @@ enum class look_back_order {
 /// i.e. the combination of all tiles before it, in order. Lane l inspects tile
 /// (window_end - l), so lane 0 holds the nearest predecessor. The operator is
 /// applied only to published values of tiles in [found inclusive, tile).
-/// While a predecessor is unpublished the warp sleeps 8, 16, ... 256 ns
+/// While a needed predecessor is unpublished the warp sleeps 8, 16, ... 256 ns
 /// between polls (caps of 32 and 1024 ns measured the same on the H200).
 ///
 /// look_back_order::fixed makes the result the same bits on every run even
@@ -43,26 +43,39 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
     const std::int64_t pred = window_end - lane;
     tile_reading<T> r;
     r.state = tile_state::inclusive;  // lanes before tile 0 never take part
-    // Wait until every predecessor in the window has published something
-    // (fixed order: until one of them has published its inclusive prefix).
+    // Wait until the window's lanes nearer than its nearest inclusive prefix
+    // (all 32 while it has none) have published. Fixed order also waits for
+    // an inclusive prefix in the window. (Tile 0 only ever publishes an
+    // inclusive prefix, so the nearest inclusive lane is a real tile.)
+    unsigned inclusive_lanes;
     unsigned backoff_ns = 8;
     while (true) {
       if (pred >= 0) r = status.read(std::uint32_t(pred), tag);
-      const bool waiting = Order == look_back_order::fixed
-                               ? !__any_sync(full_warp_mask, r.state == tile_state::inclusive) ||
-                                     __any_sync(full_warp_mask, r.state == tile_state::invalid)
-                               : __any_sync(full_warp_mask, r.state == tile_state::invalid);
-      if (!waiting) break;
+      inclusive_lanes = __ballot_sync(full_warp_mask, r.state == tile_state::inclusive);
+      const unsigned invalid_lanes = __ballot_sync(full_warp_mask, r.state == tile_state::invalid);
+      const unsigned needed_lanes = inclusive_lanes ? (inclusive_lanes & (0u - inclusive_lanes)) - 1 : ~0u;
+      const bool ready = (invalid_lanes & needed_lanes) == 0 && (Order == look_back_order::any || inclusive_lanes);
+      if (ready) break;
       __nanosleep(backoff_ns);
       if (backoff_ns < 256) backoff_ns *= 2;
     }
     // Combine lanes up to and including the nearest inclusive prefix.
-    const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && r.state == tile_state::inclusive);
     const int count = inclusive_lanes ? __ffs(inclusive_lanes) : warp_threads;
     if constexpr (Order == look_back_order::fixed) {
-      // Strict left fold from the inclusive prefix (lane count - 1) to lane 0.
+      // Strict left fold from the inclusive prefix (lane count - 1) down to
+      // lane 0. The shuffles do not depend on the fold, so they are issued a
+      // batch ahead of the combines: one shuffle latency per batch, not per
+      // step. (Lanes count - 1 - j < 0 wrap around and are not combined.)
+      constexpr int batch_size = 8;
       T folded = shfl_idx(r.value, count - 1);
-      for (int l = count - 2; l >= 0; --l) folded = op(folded, shfl_idx(r.value, l));
+      for (int next = count - 2; next >= 0; next -= batch_size) {
+        T batch[batch_size];
+#pragma unroll
+        for (int j = 0; j < batch_size; ++j) batch[j] = shfl_idx(r.value, next - j);
+#pragma unroll
+        for (int j = 0; j < batch_size; ++j)
+          if (next - j >= 0) folded = op(folded, batch[j]);
+      }
       return folded;
     } else {
       T window = warp_reverse_reduce(r.value, count, op);
@@ -79,7 +92,7 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
 /// aggregate, looks back, publishes its inclusive prefix and returns the
 /// tile's exclusive prefix. Tile 0 publishes initial ⊕ total and returns
 /// `initial`. With `single_tile` nothing is published.
-template <look_back_order Order = look_back_order::any, class T, class Op, class Status>
+template <class T, class Op, class Status>
 __device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool single_tile, const T& tile_total,
                                    const T& initial, Op op) {
   const bool leader = lane_id() == 0;
@@ -88,7 +101,7 @@ __device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool 
     return initial;
   }
   if (leader) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-  const T exclusive = warp_look_back<T, Order>(status, my.tile, my.tag, op);
+  const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
   if (leader) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
   return exclusive;
 }
