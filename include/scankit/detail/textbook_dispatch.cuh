@@ -72,7 +72,9 @@ std::size_t totals_bytes(std::size_t n, unsigned tile_items) {
 template <class T, class Op, block_algorithm Algorithm>
 class textbook_scanner {
  public:
-  textbook_scanner(context& ctx, const textbook_shape& shape, Op op) : ctx_(ctx), shape_(shape), op_(op) {}
+  /// `order`: how the decoupled look-back combines (fixed for run_to_run).
+  textbook_scanner(context& ctx, const textbook_shape& shape, Op op, look_back_order order)
+      : ctx_(ctx), shape_(shape), op_(op), order_(order) {}
 
   /// Scans n items with the grid strategy `grid`.
   void run(grid_strategy grid, const T* d_in, T* d_out, std::size_t n, maybe<T> initial, bool exclusive) {
@@ -107,6 +109,7 @@ class textbook_scanner {
     L.num_tiles = std::uint32_t((n + shape_.tile_items - 1) / shape_.tile_items);
     L.exclusive = exclusive;
     L.initial = initial;
+    L.order = order_;
     return L;
   }
 
@@ -159,6 +162,7 @@ class textbook_scanner {
   context& ctx_;
   textbook_shape shape_;
   Op op_;
+  look_back_order order_;
 };
 
 }  // namespace scankit::detail

@@ -13,7 +13,6 @@
 
 #include <scankit/context.hpp>
 #include <scankit/device/operators.cuh>
-#include <scankit/detail/memory_ranges.hpp>
 #include <scankit/detail/numeric/numeric_dispatch.cuh>
 #include <scankit/detail/single_pass_scan.cuh>
 #include <scankit/detail/textbook_dispatch.cuh>
@@ -32,56 +31,34 @@
 namespace scankit {
 namespace detail {
 
-inline void check_scan_arguments(const void* d_in, const void* d_out, std::size_t n, std::size_t size,
-                                 const char* name, std::size_t in_size = 0) {
-  const std::string where = std::string("scankit::") + name + ": ";
-  if (n == 0) return;
-  if (in_size == 0) in_size = size;
-  if (d_in == nullptr || d_out == nullptr) throw std::invalid_argument(where + "null device pointer with n > 0");
-  if (n > std::numeric_limits<std::size_t>::max() / size) throw std::invalid_argument(where + "n * sizeof(T) overflows");
-  const bool in_place = d_in == d_out && in_size == size;
-  if (!in_place && ranges_overlap(d_in, n * in_size, d_out, n * size))
-    throw std::invalid_argument(where + "input and output overlap (only d_out == d_in is allowed)");
-}
-
-/// Validates, then launches the single-pass scan on ctx.stream(). In items
-/// are converted to T as they are loaded; `d_total`, if given, receives the
-/// scan of all n items (initial included).
-template <bool Exclusive, class Tuning, look_back_order Order = look_back_order::any, class In, class T, class Op>
-void dispatch_scan(context& ctx, const In* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
-                   const char* name, T* d_total = nullptr) {
-  check_scan_arguments(d_in, d_out, n, sizeof(T), name, sizeof(In));
-  if (n == 0) return;
-  const std::size_t num_tiles = scan_num_tiles<T, Tuning>(n);
-  if (num_tiles > std::size_t(std::numeric_limits<std::int32_t>::max()))
-    throw std::invalid_argument(std::string("scankit::") + name + ": n too large (more than 2^31 - 1 tiles)");
-
-  if (num_tiles > 1) {
-    const workspace_view ws = ctx.acquire(1 + tile_status<T>::words(num_tiles), tile_status<T>::scratch_bytes(num_tiles));
-    launch_single_pass_scan<Exclusive, Tuning, Order>(ctx.stream(), d_in, d_out, n, op, initial, ws.d_status,
-                                                      ws.d_scratch, d_total, name);
-  } else {
-    ctx.acquire(0, 0);  // checks that a device is there
-    launch_single_pass_scan<Exclusive, Tuning, Order>(ctx.stream(), d_in, d_out, n, op, initial, nullptr, nullptr,
-                                                      d_total, name);
-  }
-}
-
 /// True for the policy that runs the tuned single-pass kernel.
 inline bool is_tuned_policy(const scan_policy& policy) {
   return policy.grid == grid_strategy::decoupled_lookback && policy.block == block_algorithm::warp_shuffle;
 }
 
-/// Scan with a textbook policy (not the tuned one).
+/// True when T ⊕ is exact integer arithmetic (the built-in operators on
+/// integers): every numeric mode then gives the same bits as fast mode.
+template <class T, class Op>
+inline constexpr bool exact_integer_scan =
+    std::is_integral_v<T> &&
+    (std::is_same_v<Op, device::plus> || std::is_same_v<Op, device::minimum> || std::is_same_v<Op, device::maximum> ||
+     std::is_same_v<Op, device::bit_and> || std::is_same_v<Op, device::bit_or> || std::is_same_v<Op, device::bit_xor>);
+
+/// Scan with a textbook policy (not the tuned one); run_to_run (for types
+/// where it differs from fast) makes the decoupled look-back combine in fixed
+/// order. The other grid strategies always combine in a fixed order.
 template <class T, class Op>
 void dispatch_textbook_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, Op op, maybe<T> initial,
                             bool exclusive, const scan_policy& policy, const char* name) {
   const textbook_shape shape = resolve_textbook_shape(policy, sizeof(T));  // checked even for n == 0
   check_scan_arguments(d_in, d_out, n, sizeof(T), name);
   if (n == 0) return;
+  const look_back_order order = policy.numeric == numeric_mode::run_to_run && !exact_integer_scan<T, Op>
+                                    ? look_back_order::fixed
+                                    : look_back_order::any;
   auto run = [&](auto algorithm) {  // algorithm: std::integral_constant<block_algorithm, ...>
-    textbook_scanner<T, Op, decltype(algorithm)::value>(ctx, shape, op).run(policy.grid, d_in, d_out, n, initial,
-                                                                           exclusive);
+    textbook_scanner<T, Op, decltype(algorithm)::value>(ctx, shape, op, order)
+        .run(policy.grid, d_in, d_out, n, initial, exclusive);
   };
   using b = block_algorithm;
   switch (policy.block) {
@@ -93,14 +70,6 @@ void dispatch_textbook_scan(context& ctx, const T* d_in, T* d_out, std::size_t n
   }
   throw std::invalid_argument(std::string("scankit::") + name + ": unknown block algorithm");
 }
-
-/// True when T ⊕ is exact integer arithmetic (the built-in operators on
-/// integers): every numeric mode then gives the same bits as fast mode.
-template <class T, class Op>
-inline constexpr bool exact_integer_scan =
-    std::is_integral_v<T> &&
-    (std::is_same_v<Op, device::plus> || std::is_same_v<Op, device::minimum> || std::is_same_v<Op, device::maximum> ||
-     std::is_same_v<Op, device::bit_and> || std::is_same_v<Op, device::bit_or> || std::is_same_v<Op, device::bit_xor>);
 
 /// The tuned (default) policy's scan in numeric mode run_to_run, exact or
 /// compensated (T not an exact_integer_scan).
@@ -146,8 +115,7 @@ void dispatch_tuned_scan(context& ctx, const T* d_in, T* d_out, std::size_t n, O
 }
 
 /// Throws unless `policy`'s numeric mode can run with its grid and block: the
-/// textbook policies run fast and run_to_run (they always combine in a fixed
-/// order), not exact or compensated.
+/// textbook policies run fast and run_to_run, not exact or compensated.
 inline void check_textbook_numeric_mode(const scan_policy& policy, const char* name) {
   switch (policy.numeric) {
     case numeric_mode::fast:

@@ -63,6 +63,7 @@ struct textbook_launch {
   std::uint32_t num_tiles;
   bool exclusive;             // shift the output by one
   maybe<T> initial;           // put in front of everything
+  look_back_order order;      // look-back: fixed for run_to_run, else any
   std::uint64_t* d_status;    // look-back / chained: [0] counter, [1 + t] tile words
   void* d_status_scratch;     // look-back / chained: split-layout values
   T* d_totals;                // reduce / propagate: one total per tile (scanned in between)
@@ -194,8 +195,9 @@ __global__ void textbook_single_pass_kernel(const T* d_in, T* d_out, Op op, text
     }
   } else if (threadIdx.x < warp_threads) {
     if (threadIdx.x == 0) status.publish(my.tile, tile_state::aggregate, total, my.tag);
-    // Fixed order: every textbook policy gives the same bits on every run.
-    const T before = warp_look_back<T, look_back_order::fixed>(status, my.tile, my.tag, op);
+    const T before = L.order == look_back_order::fixed
+                         ? warp_look_back<T, look_back_order::fixed>(status, my.tile, my.tag, op)
+                         : warp_look_back<T, look_back_order::any>(status, my.tile, my.tag, op);
     if (threadIdx.x == 0) status.publish(my.tile, tile_state::inclusive, op(before, total), my.tag);
     prefix = maybe<T>{before, true};
   }

@@ -73,22 +73,13 @@ void launch_exact_scan(context& ctx, const F* d_in, F* d_out, std::size_t n, may
 
 /// The compensated scan: the tuned kernel over compensated<F> pairs, reading
 /// and writing F, with the fixed-order look-back so that it is run to run
-/// reproducible too (arguments already checked, n > 0).
+/// reproducible too.
 template <bool Exclusive, class F>
 void launch_compensated_scan(context& ctx, const F* d_in, F* d_out, std::size_t n, maybe<F> initial,
                              const char* name) {
   using pair_t = compensated<F>;
-  using tuning = compensated_scan_tuning<F>;
-  const std::size_t tiles = (n + tile_items<pair_t, tuning> - 1) / tile_items<pair_t, tuning>;
-  if (tiles > std::size_t(std::numeric_limits<std::int32_t>::max()))
-    throw std::invalid_argument(std::string("scankit::") + name + ": n too large (more than 2^31 - 1 tiles)");
-  const maybe<pair_t> pair_initial{pair_t(initial.value), initial.has};
-  const workspace_view ws = tiles > 1 ? ctx.acquire(1 + tile_status<pair_t>::words(tiles),
-                                                    tile_status<pair_t>::scratch_bytes(tiles))
-                                      : ctx.acquire(0, 0);
-  launch_single_pass_scan<Exclusive, tuning, look_back_order::fixed>(ctx.stream(), d_in, d_out, n, compensated_plus{},
-                                                                     pair_initial, ws.d_status, ws.d_scratch,
-                                                                     static_cast<pair_t*>(nullptr), name);
+  dispatch_scan<Exclusive, compensated_scan_tuning<F>, look_back_order::fixed>(
+      ctx, d_in, d_out, n, compensated_plus{}, maybe<pair_t>{pair_t(initial.value), initial.has}, name);
 }
 
 }  // namespace scankit::detail
