@@ -325,38 +325,15 @@ struct exact_accumulator {
   /// `exact` is set to whether the double is the sum itself.
   SCANKIT_HD SCANKIT_FORCEINLINE double approx_double(bool& exact) const {
     static_assert(std::is_same_v<F, float>, "approx_double: float accumulators");
-    const std::uint32_t neg = limb[limbs - 1] >> 31;
-    const std::uint32_t mask = 0u - neg;
-    std::uint32_t mag[limbs], none[limbs];
-    SCANKIT_UNROLL
-    for (int j = 0; j < limbs; ++j) {
-      mag[j] = limb[j] ^ mask;
-      none[j] = 0;
-    }
-    exact::add_limbs(mag, none, neg);
-    // The 64 bits from the highest set bit down (truncated: relative error < 2^-63).
-    std::uint32_t h = 0, top = 0, mid = 0, low = 0, sticky = 0, below = 0;
-    SCANKIT_UNROLL
-    for (int j = 0; j < limbs; ++j) {
-      if (j >= 3) below |= mag[j >= 3 ? j - 3 : 0];
-      const bool nonzero = mag[j] != 0;
-      h = nonzero ? std::uint32_t(j) : h;
-      top = nonzero ? mag[j] : top;
-      mid = nonzero ? (j >= 1 ? mag[j >= 1 ? j - 1 : 0] : 0u) : mid;
-      low = nonzero ? (j >= 2 ? mag[j >= 2 ? j - 2 : 0] : 0u) : low;
-      sticky = nonzero ? below : sticky;
-    }
+    const leading_bits m = leading();
     exact = true;
-    if (top == 0) return 0.0;
-    const std::uint32_t lz = exact::leading_zeros(top);
-    const std::uint64_t window =
-        (std::uint64_t(exact::funnel_left(mid, top, lz)) << 32) | exact::funnel_left(low, mid, lz);
+    if (m.zero) return 0.0;
     // Exact when nothing is cut off below the window and the window fits 53 bits.
-    exact = sticky == 0 && (low << lz) == 0 && (window & 0x7ff) == 0;
-    // window · 2^(t - 63) units, t = 32h + 31 - lz; one rounding (2^-53) in the conversion, the scaling is exact.
-    const int scale = int(32 * h + 31 - lz) - 63 - 149;  // in [-212, 107]: a normal double
-    const double magnitude = double(window) * exact::bit_cast<double>(std::uint64_t(1023 + scale) << 52);
-    return neg ? -magnitude : magnitude;
+    exact = !m.below && (m.window & 0x7ff) == 0;
+    // window · 2^(t - 63) units; one rounding (2^-53) in the conversion, the scaling is exact.
+    const int scale = int(m.t) - 63 - 149;  // in [-212, 107]: a normal double
+    const double magnitude = double(m.window) * exact::bit_cast<double>(std::uint64_t(1023 + scale) << 52);
+    return m.neg ? -magnitude : magnitude;
   }
 
   /// a + b, exactly (associative and commutative bit for bit).
@@ -375,6 +352,43 @@ struct exact_accumulator {
     constexpr bits_t inf_bits = bits_t(traits::exponent_all_ones) << mbits;
     constexpr bits_t nan_bits = inf_bits | (bits_t(1) << (mbits - 1));  // quiet NaN
 
+    const leading_bits m = leading();
+    const std::uint64_t window = m.window;
+    const std::uint32_t t = m.t;
+
+    // The result's ulp is fixed-point bit u (never below bit 0: subnormals); r window bits lie below it (r >= 11).
+    const std::uint32_t u = t > std::uint32_t(mbits) ? t - std::uint32_t(mbits) : 0u;
+    const std::uint32_t r = u + 63 - t;
+    bits_t mantissa = bits_t(window >> r);  // hidden bit included for a normal result
+    const bool half = ((window >> (r - 1)) & 1u) != 0;
+    const bool rest = (window & ((std::uint64_t(1) << (r - 1)) - 1)) != 0 || m.below;
+    mantissa += bits_t(half && (rest || (mantissa & 1u)) ? 1u : 0u);
+
+    // IEEE bits: (u << mbits) + mantissa encodes normal and subnormal results and a carry into the exponent; an ulp
+    // at or past the largest finite exponent's is infinity (u == largest finite's with a carry gives inf_bits too).
+    bits_t bits = u >= traits::exponent_all_ones - 1 ? inf_bits : (bits_t(u) << mbits) + mantissa;
+    bits |= m.neg ? sign_bit : bits_t(0);
+
+    const bool negative_zero = (flags & (flag_finite | flag_not_negative_zero)) == flag_finite;
+    bits = m.zero ? (negative_zero ? sign_bit : bits_t(0)) : bits;
+
+    // Specials: NaN, or both infinities -> NaN; otherwise an infinity wins.
+    const bool both_inf = (flags & (flag_pos_inf | flag_neg_inf)) == (flag_pos_inf | flag_neg_inf);
+    bits = (flags & flag_pos_inf) ? inf_bits : bits;
+    bits = (flags & flag_neg_inf) ? (sign_bit | inf_bits) : bits;
+    bits = (flags & flag_nan) || both_inf ? nan_bits : bits;
+    return exact::bit_cast<F>(bits);
+  }
+
+ private:
+  /// The leading bits of |sum| (flags ignored): the 64 bits from its highest
+  /// set bit (fixed-point bit t) down, and whether any bit below them is set.
+  struct leading_bits {
+    std::uint64_t window;
+    std::uint32_t t;
+    bool neg, zero, below;
+  };
+  SCANKIT_HD SCANKIT_FORCEINLINE leading_bits leading() const {
     // Magnitude: negate (complement, then + 1) when the top limb's sign bit is set.
     const std::uint32_t neg = limb[limbs - 1] >> 31;
     const std::uint32_t mask = 0u - neg;
@@ -399,36 +413,15 @@ struct exact_accumulator {
       sticky = nonzero ? below : sticky;
     }
 
-    // Window: the 64 bits from the top set bit (fixed-point bit t) down; what is left of `low` joins the sticky bits.
-    const std::uint32_t lz = exact::leading_zeros(top) & 31;  // top == 0 only for an exact zero (handled below)
-    const std::uint64_t window =
-        (std::uint64_t(exact::funnel_left(mid, top, lz)) << 32) | exact::funnel_left(low, mid, lz);
-    sticky |= low << lz;
-    const std::uint32_t t = 32 * h + 31 - lz;
-
-    // The result's ulp is fixed-point bit u (never below bit 0: subnormals); r window bits lie below it (r >= 11).
-    const std::uint32_t u = t > std::uint32_t(mbits) ? t - std::uint32_t(mbits) : 0u;
-    const std::uint32_t r = u + 63 - t;
-    bits_t mantissa = bits_t(window >> r);  // hidden bit included for a normal result
-    const bool half = ((window >> (r - 1)) & 1u) != 0;
-    const bool rest = (window & ((std::uint64_t(1) << (r - 1)) - 1)) != 0 || sticky != 0;
-    mantissa += bits_t(half && (rest || (mantissa & 1u)) ? 1u : 0u);
-
-    // IEEE bits: (u << mbits) + mantissa encodes normal and subnormal results and a carry into the exponent; an ulp
-    // at or past the largest finite exponent's is infinity (u == largest finite's with a carry gives inf_bits too).
-    bits_t bits = u >= traits::exponent_all_ones - 1 ? inf_bits : (bits_t(u) << mbits) + mantissa;
-    bits |= neg ? sign_bit : bits_t(0);
-
-    const bool exact_zero = top == 0;
-    const bool negative_zero = (flags & (flag_finite | flag_not_negative_zero)) == flag_finite;
-    bits = exact_zero ? (negative_zero ? sign_bit : bits_t(0)) : bits;
-
-    // Specials: NaN, or both infinities -> NaN; otherwise an infinity wins.
-    const bool both_inf = (flags & (flag_pos_inf | flag_neg_inf)) == (flag_pos_inf | flag_neg_inf);
-    bits = (flags & flag_pos_inf) ? inf_bits : bits;
-    bits = (flags & flag_neg_inf) ? (sign_bit | inf_bits) : bits;
-    bits = (flags & flag_nan) || both_inf ? nan_bits : bits;
-    return exact::bit_cast<F>(bits);
+    // Window: the 64 bits from the top set bit down; what is left of `low` joins the bits below.
+    const std::uint32_t lz = exact::leading_zeros(top) & 31;  // top == 0 only for an exact zero
+    leading_bits m;
+    m.window = (std::uint64_t(exact::funnel_left(mid, top, lz)) << 32) | exact::funnel_left(low, mid, lz);
+    m.t = 32 * h + 31 - lz;
+    m.neg = neg != 0;
+    m.zero = top == 0;
+    m.below = (sticky | (low << lz)) != 0;
+    return m;
   }
 };
 
