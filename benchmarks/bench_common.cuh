@@ -643,6 +643,8 @@ class event_timer {
     return ms;
   }
 
+  cudaStream_t stream() const { return stream_; }
+
  private:
   cudaStream_t stream_;
   std::vector<cudaEvent_t> start_, stop_;
@@ -654,6 +656,51 @@ inline double spread_pct(std::vector<double> v) {
   const double med = median(v);
   const std::size_t m = v.size();
   return med > 0 ? (v[(3 * (m - 1)) / 4] - v[(m - 1) / 4]) / med * 100.0 : 0.0;
+}
+
+/// One contender's timing under a slow budget (time_with_budget).
+struct budget_timing {
+  double ms = 0, spread = 0, probe_ms = 0;
+  int reps = 0, warmup = 0;
+  bool reduced = false;  // fewer timed calls than --reps (slow budget)
+  /// Buffer sets / count slots the calls wrote: call k (probe 0, then k = 0 ..
+  /// warmup + reps - 1) uses set k % pairs and slot k.
+  int indices() const { return std::max(1, warmup + reps); }
+};
+
+/// Probe call (timed: decides the plan; also the first warm-up), then
+/// o.warmup - 1 warm-ups and o.reps timed calls on the timer's stream. A
+/// contender whose calls would pass `slow_budget_ms` in all gets no more
+/// warm-ups and budget ÷ probe timed calls (at least `slow_min_reps`), so the
+/// slowest contenders (seconds per call) do not dominate a run. call(k) uses
+/// buffer set k % pairs.
+template <class Call>
+budget_timing time_with_budget(const run_options& o, double slow_budget_ms, int slow_min_reps, event_timer& timer,
+                               const std::string& what, Call&& call) {
+  cudaEvent_t e0, e1;
+  BENCH_CUDA(cudaEventCreate(&e0));
+  BENCH_CUDA(cudaEventCreate(&e1));
+  BENCH_CUDA(cudaEventRecord(e0, timer.stream()));
+  call(0);
+  BENCH_CUDA(cudaEventRecord(e1, timer.stream()));
+  wait_event(e1, what + " (probe call)", o.timeout_s);
+  float probe = 0;
+  BENCH_CUDA(cudaEventElapsedTime(&probe, e0, e1));
+  BENCH_CUDA(cudaEventDestroy(e0));
+  BENCH_CUDA(cudaEventDestroy(e1));
+  budget_timing t;
+  t.probe_ms = probe;
+  t.warmup = std::max(0, o.warmup - 1);
+  t.reps = o.reps;
+  if (double(probe) * (t.warmup + t.reps) > slow_budget_ms) {
+    t.warmup = 0;
+    t.reps = std::min(o.reps, std::max(slow_min_reps, int(slow_budget_ms / std::max(1e-3, double(probe)))));
+    t.reduced = t.reps < o.reps;
+  }
+  const std::vector<double> ms = timer.run(t.warmup, call, o.timeout_s, what, t.reps);
+  t.ms = median(ms);
+  t.spread = spread_pct(ms);
+  return t;
 }
 
 // ------------------------------------------------- verify, time, recheck --

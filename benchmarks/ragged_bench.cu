@@ -153,6 +153,7 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <utility>
 
 namespace {
 
@@ -626,45 +627,11 @@ __global__ void __launch_bounds__(read_only_threads) read_only_kernel(read_range
 
 // ----------------------------------------------------------------- timing --
 
-/// One contender's timing.
-struct timing {
-  double ms = 0, spread = 0;
-  int reps = 0, warmup = 0;
-  bool reduced = false;  // fewer timed calls than --reps (slow budget)
-  /// Buffer sets / count slots the calls wrote: call k (probe 0, then k = 0 ..
-  /// warmup + reps - 1) uses set k % pairs and slot k.
-  int indices() const { return std::max(1, warmup + reps); }
-};
-
-/// Probe call (timed: decides the plan; also the first warm-up), then
-/// --warmup - 1 warm-ups and --reps timed calls; a contender whose calls would
-/// pass --slow-budget-ms gets no more warm-ups and budget ÷ probe timed calls
-/// (at least --slow-min-reps). call(k) uses buffer set k % pairs.
+/// One contender's timing (bench::time_with_budget under --slow-budget-ms).
+using timing = bench::budget_timing;
 template <class Call>
 timing time_contender(const options& o, bench::event_timer& timer, const std::string& what, Call&& call) {
-  cudaEvent_t e0, e1;
-  BENCH_CUDA(cudaEventCreate(&e0));
-  BENCH_CUDA(cudaEventCreate(&e1));
-  BENCH_CUDA(cudaEventRecord(e0, stream));
-  call(0);
-  BENCH_CUDA(cudaEventRecord(e1, stream));
-  bench::wait_event(e1, what + " (probe call)", o.timeout_s);
-  float probe = 0;
-  BENCH_CUDA(cudaEventElapsedTime(&probe, e0, e1));
-  BENCH_CUDA(cudaEventDestroy(e0));
-  BENCH_CUDA(cudaEventDestroy(e1));
-  timing t;
-  t.warmup = std::max(0, o.warmup - 1);
-  t.reps = o.reps;
-  if (double(probe) * (t.warmup + t.reps) > o.slow_budget_ms) {
-    t.warmup = 0;
-    t.reps = std::min(o.reps, std::max(o.slow_min_reps, int(o.slow_budget_ms / std::max(1e-3, double(probe)))));
-    t.reduced = t.reps < o.reps;
-  }
-  const std::vector<double> ms = timer.run(t.warmup, call, o.timeout_s, what, t.reps);
-  t.ms = bench::median(ms);
-  t.spread = bench::spread_pct(ms);
-  return t;
+  return bench::time_with_budget(o, o.slow_budget_ms, o.slow_min_reps, timer, what, std::forward<Call>(call));
 }
 
 /// cudaMemcpy D2D medians by byte count, each measured once per run on its
