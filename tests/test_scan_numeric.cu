@@ -99,8 +99,7 @@ constexpr std::size_t exact_tile = scankit::detail::exact_tile_items<F>;
 /// Items per tile of the compensated scan of F (the tuned kernel over pairs).
 template <class F>
 constexpr std::size_t compensated_tile =
-    scankit::detail::tile_items<scankit::detail::compensated<F>,
-                                scankit::detail::default_scan_tuning<scankit::detail::compensated<F>>>;
+    scankit::detail::tile_items<scankit::detail::compensated<F>, scankit::detail::compensated_scan_tuning<F>>;
 
 // ---- bits of floating-point values ----------------------------------------
 
