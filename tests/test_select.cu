@@ -629,6 +629,48 @@ TEST_CASE("template API: custom item types, predicates and equality", "[gpu][sel
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
+/// run_length_encode of small items (template API) against the host
+/// reference: with every item a head, a tile's head positions (4 bytes each)
+/// do not fit its buffer of 1- or 2-byte items at once and go out in pieces.
+template <class T, class Length>
+void small_item_rle_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, unsigned head_percent) {
+  const std::uint64_t seed = case_seed("select/small-rle/" + std::to_string(sizeof(T)) + "/" +
+                                       std::to_string(sizeof(Length)) + "/" + std::to_string(n) + "/" +
+                                       std::to_string(head_percent));
+  CAPTURE(sizeof(T), sizeof(Length), n, head_percent, seed);
+  rng r(seed);
+  std::vector<T> in(n);
+  for (std::size_t i = 0; i < n; ++i)
+    in[i] = i == 0 ? T(r.below(100)) : r.below(100) < head_percent ? T(in[i - 1] + 1 + r.below(7)) : in[i - 1];
+  const std::vector<std::uint8_t> heads = reference_heads(in);
+  const std::vector<std::uint64_t> lengths = reference_run_lengths(in);
+  device_buffer<T> d_in(n), d_out(n);
+  device_buffer<Length> d_lengths(n);
+  d_in.upload(in, stream);
+  d_out.poison(stream);
+  d_lengths.poison(stream);
+  const std::size_t runs = scankit::device::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n);
+  check_selected(d_out.download(stream), runs, reference_compact(in, heads), "run heads");
+  const std::vector<Length> got = d_lengths.download(stream, 0, runs);
+  REQUIRE(got.size() == lengths.size());
+  std::size_t mismatches = 0, first = 0;
+  for (std::size_t k = 0; k < runs; ++k)
+    if (std::uint64_t(got[k]) != lengths[k] && mismatches++ == 0) first = k;
+  INFO("first mismatch at run " << first);
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("run_length_encode of 1- and 2-byte items writes its lengths in pieces", "[gpu][select][sanitize]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (unsigned percent : {100u, 97u, 50u}) {
+    small_item_rle_case<std::uint8_t, std::uint32_t>(ctx, stream, 3 * select_tile<std::uint8_t> + 11, percent);
+    small_item_rle_case<std::uint8_t, std::uint64_t>(ctx, stream, 2 * select_tile<std::uint8_t> - 1, percent);
+    small_item_rle_case<std::uint16_t, std::uint32_t>(ctx, stream, 3 * select_tile<std::uint16_t> + 5, percent);
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
 // ---- 8. every scan policy ----------------------------------------------------------------
 
 TEST_CASE("every scan policy gives the same compaction, partition, unique and run lengths", "[gpu][select][policy]") {

@@ -18,7 +18,11 @@
 //            items before it; for run-length encoding also the position of
 //            the last run head) and publishes its inclusive prefix
 //   phase 3  each warp walks its rounds again with the bits: a warp scan of
-//            the lanes' counts gives every selected item its output slot
+//            the lanes' counts gives every selected item its slot; the items
+//            are rearranged in shared memory and the block writes them out
+//            coalesced (run-length encoding: then the run lengths, from the
+//            heads' positions, the same way). Key/value compaction stores
+//            each selected item and value straight to its slot.
 //
 // A call of more than 2^31 items runs as several launches ("chunks"); each
 // starts from the counts the previous one left in select_state, so positions
@@ -77,9 +81,6 @@ struct run_prefix_op {
 };
 struct count_op {
   __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
-};
-struct max_u32_op {
-  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
 };
 
 /// Items per launch: the largest multiple of `tile` not above 2^31.
@@ -149,9 +150,8 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
   constexpr std::size_t side_bytes = side_bytes_of<Selector>;
   constexpr std::size_t buffer_bytes = select_buffer_bytes<Item, Tuning, side_bytes>;
-  // Items only: the scatter goes through shared memory (see phase 3).
-  constexpr bool scatter_through_shared =
-      Mode == select_mode::partition || (Mode == select_mode::compact && std::is_same_v<Value, no_values>);
+  // All but key/value compaction scatter through shared memory (phase 3).
+  constexpr bool scatter_through_shared = Mode != select_mode::compact || std::is_same_v<Value, no_values>;
 
   extern __shared__ uint4 select_smem[];
   constexpr int stages = select_stages;
@@ -377,16 +377,17 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     std::uint64_t partition_total = 0;
     if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
     if constexpr (scatter_through_shared) {
-      // Items only (compact, unique, partition): every item to its slot in the
-      // tile, in shared memory — the selected ones first, then (partition) the
-      // rejected ones — and the block writes the tile's one or two runs with
-      // consecutive threads on consecutive addresses, so stores fill whole
-      // sectors.
+      // Every item to its slot in the tile, in shared memory — the selected
+      // ones first, then (partition) the rejected ones — and the block writes
+      // the tile's one or two runs with consecutive threads on consecutive
+      // addresses, so stores fill whole sectors. Run-length encoding then
+      // writes its run lengths the same way (below).
       Item v[rounds][vec];
 #pragma unroll
       for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
       const unsigned tile_selected = count_of(tile_total[b]);
       unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
+      unsigned round_slot[rounds];                       // slot of this thread's first item of round r
       __syncthreads();  // every item is in registers: the buffer may be rearranged
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
@@ -394,6 +395,7 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
         const unsigned lane_count = unsigned(__popc(rb));
         const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
         unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
+        round_slot[r] = slot;
         const unsigned i = round_offset(r);
 #pragma unroll
         for (int j = 0; j < vec; ++j) {
@@ -414,61 +416,69 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       const unsigned written = Mode == select_mode::partition ? items : tile_selected;
       for (unsigned k = threadIdx.x; k < written; k += threads)
         L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
+
+      if constexpr (runs) {
+        // Run lengths: head s of the tile (output first + s) ends the run
+        // before it, whose length goes to lengths[first + s - 1]. The heads'
+        // launch-local positions + 1 go to the buffer as uint32 (pos[0]: the
+        // head before them; 0 = none in this launch, then carry.last_head),
+        // in pieces of what the buffer holds (one piece unless nearly every
+        // item of a tile of items under 4 bytes is a head).
+        constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
+        static_assert(piece_heads >= 1, "room for a head position after the one before it");
+        std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged);
+        std::uint32_t head_before = tile_prefix.last_head;  // thread 0: the head before the piece
+        for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
+          __syncthreads();  // the buffer's previous contents are out
+          if (threadIdx.x == 0) pos[0] = head_before;
+#pragma unroll
+          for (int r = 0; r < rounds; ++r) {
+            unsigned slot = round_slot[r];
+#pragma unroll
+            for (int j = 0; j < vec; ++j) {
+              if ((bits >> (r * vec + j)) & 1u) {
+                if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
+                ++slot;
+              }
+            }
+          }
+          __syncthreads();
+          const unsigned heads = tile_selected - piece < piece_heads ? tile_selected - piece : piece_heads;
+          for (unsigned k = threadIdx.x; k < heads; k += threads) {
+            const std::uint64_t out = first + piece + k;
+            if (out == 0) continue;  // the call's first run: no run before it
+            const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
+            L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
+          }
+          if (threadIdx.x == 0) head_before = pos[heads];
+        }
+      }
     } else {
-      prefix_t running = prefix_op{}(tile_prefix, warp_prefix[b][warp]);
+      // Key/value compaction: every selected item and its value straight
+      // from its slot.
+      unsigned running = tile_prefix + warp_prefix[b][warp];
       const std::uint64_t base = carry.selected;
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
         const unsigned lane_count = unsigned(__popc(rb));
         const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-        const unsigned exclusive = inclusive - lane_count;
-        const unsigned round_total = shfl_idx(inclusive, warp_threads - 1);
-        std::uint32_t prev_head = 0;  // RLE: launch-local position + 1 of the head before this lane's first
-        std::uint32_t round_last = 0;
-        if constexpr (runs) {
-          const std::uint32_t lane_last = last_head_of(rb, r, tile_begin);
-          std::uint32_t scanned = warp_inclusive_scan(lane_last, max_u32_op{});
-          round_last = shfl_idx(scanned, warp_threads - 1);
-          scanned = shfl_up(scanned, 1);
-          prev_head = lane == 0 ? running.last_head : (running.last_head > scanned ? running.last_head : scanned);
-        }
         const unsigned i = round_offset(r);
         const std::size_t g = tile_global + i;
-        if (Mode == select_mode::partition || rb != 0) {
+        if (rb != 0) {
           Item v[vec];
           load_shared_vector(staged + i, v);
-          unsigned slot = count_of(running) + exclusive;  // launch-local: selected before item j
+          unsigned slot = running + inclusive - lane_count;  // launch-local: selected before item j
 #pragma unroll
           for (int j = 0; j < vec; ++j) {
-            const bool selected = (rb >> j) & 1u;
-            const std::uint64_t out = base + slot;
-            if constexpr (Mode == select_mode::partition) {
-              if (full_tile || tile_begin + i + j < L.chunk_items) {
-                if (selected) L.d_out[out] = v[j];
-                else L.d_out[partition_total + (g + j - out)] = v[j];
-              }
-            } else if (selected) {
-              L.d_out[out] = v[j];
-              if constexpr (runs) {
-                if (out > 0) {
-                  const std::uint64_t previous = prev_head != 0 ? L.chunk_begin + prev_head - 1 : carry.last_head;
-                  L.d_values_out[out - 1] = static_cast<Value>(g + j - previous);
-                }
-                prev_head = tile_begin + i + unsigned(j) + 1;
-              } else if constexpr (!std::is_same_v<Value, no_values>) {
-                L.d_values_out[out] = L.d_values_in[g + j];
-              }
+            if ((rb >> j) & 1u) {
+              L.d_out[base + slot] = v[j];
+              L.d_values_out[base + slot] = L.d_values_in[g + j];
+              ++slot;
             }
-            slot += selected;
           }
         }
-        if constexpr (runs) {
-          running.count += round_total;
-          if (round_last > running.last_head) running.last_head = round_last;
-        } else {
-          running += round_total;
-        }
+        running += shfl_idx(inclusive, warp_threads - 1);
       }
     }
 
