@@ -153,7 +153,7 @@ void run_tuning(const size_case<T>& c) {
                                  "CUB", c.dev.sms, stream, c.o.timeout_s, what);
 
   const double med = bench::median(ms);
-  const int items = Tuning::rounds * scankit::detail::vector_items<T>;
+  const int items = Tuning::rounds * scankit::detail::tuning_vector_items<T, Tuning>;
   std::printf("%-6s 2^%-3d %7s%-1s %5d %7zu %5d %6d %4d %11.2f %7.1f%% %6.3fx %6.1f%%\n", c.type_name, c.lg,
               name.c_str(), is_default_tuning<T, Tuning>() ? "*" : " ", items,
               scankit::detail::tile_items<T, Tuning>, attr.numRegs, int(attr.localSizeBytes), blocks_per_sm, med * 1e3,

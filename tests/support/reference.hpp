@@ -167,7 +167,7 @@ std::vector<ref_t<T>> reference_scan(const std::vector<T>& in, scankit::op o, sc
 template <class T, class Tuning = scankit::detail::default_scan_tuning<T>>
 double scankit_depth_bound(std::size_t n) {
   const std::size_t tile = scankit::detail::tile_items<T, Tuning>;
-  return double((n + tile - 1) / tile) + 64.0 + Tuning::rounds + scankit::detail::vector_items<T>;
+  return double((n + tile - 1) / tile) + 64.0 + Tuning::rounds + scankit::detail::tuning_vector_items<T, Tuning>;
 }
 
 /// Depth bound h for thrust::inclusive_scan / exclusive_scan (CUB) of n items.

@@ -40,7 +40,7 @@ void launch_single_pass_scan(cudaStream_t stream, const In* d_in, Out* d_out, st
   launch.n = n;
   launch.num_tiles = std::uint32_t(scan_num_tiles<T, Tuning>(n));
   launch.bulk_loads = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && staged_tile_bytes<T, Tuning, In> % 16 == 0;
-  constexpr std::size_t vector_bytes = output_vector_bytes<T, Out>;
+  constexpr std::size_t vector_bytes = output_vector_bytes<T, Tuning, Out>;
   constexpr std::size_t alignment = vector_bytes != 0 ? vector_bytes : 1;  // (no "% 0" when not vectorized)
   launch.vector_stores = vector_bytes != 0 && reinterpret_cast<std::uintptr_t>(d_out) % alignment == 0;
   launch.initial = initial;

@@ -62,12 +62,13 @@ __device__ __forceinline__ void store_global_vector(T* p, bool vectorized, const
   for (int j = 0; j < Vec; ++j) p[j] = v[j];
 }
 
-/// Bytes of one vector of Out items as the scan of T stores it, when that is
-/// a size stores can be vectorized at (8 or 16), else 0.
-template <class T, class Out>
+/// Bytes of one vector of Out items as the scan of T with `Tuning` stores it,
+/// when that is a size stores can be vectorized at (8 or 16), else 0.
+template <class T, class Tuning, class Out>
 inline constexpr std::size_t output_vector_bytes =
-    vector_items<T> > 1 && (sizeof(Out) * vector_items<T> == 16 || sizeof(Out) * vector_items<T> == 8)
-        ? sizeof(Out) * vector_items<T>
+    tuning_vector_items<T, Tuning> > 1 && (sizeof(Out) * tuning_vector_items<T, Tuning> == 16 ||
+                                           sizeof(Out) * tuning_vector_items<T, Tuning> == 8)
+        ? sizeof(Out) * tuning_vector_items<T, Tuning>
         : 0;
 
 /// Scans In items converted to T and stores them converted to Out (In == T ==
@@ -77,7 +78,7 @@ inline constexpr std::size_t output_vector_bytes =
 template <class In, class T, class Out, class Op, class Tuning, bool Exclusive, look_back_order Order>
 __global__ void __launch_bounds__(Tuning::threads)
     scan_kernel(const In* d_in, Out* d_out, Op op, scan_launch<T> launch) {
-  constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<T>;
+  constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = tuning_vector_items<T, Tuning>;
   constexpr std::size_t tile_size = tile_items<T, Tuning>;
   using block_scan = block_scan_warp_shuffle<T, threads, rounds, vec>;
   using status_t = tile_status<T>;
@@ -144,7 +145,7 @@ __global__ void __launch_bounds__(Tuning::threads)
   };
   auto load_round = [&](int r, T(&v)[vec]) {
     const In* p = staged + thread_offset + r * warp_threads * vec;
-    if constexpr (std::is_same_v<In, T>) {
+    if constexpr (std::is_same_v<In, T> && vec == vector_items<T>) {
       load_shared_vector(p, v);
     } else {
 #pragma unroll

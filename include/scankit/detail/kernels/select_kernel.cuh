@@ -104,6 +104,7 @@ struct default_select_tuning {
   static constexpr int fit_rounds =
       int(32 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
   static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
+  static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
 };
 
 template <class Item, class Value, class Selector>

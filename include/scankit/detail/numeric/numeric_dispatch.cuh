@@ -26,14 +26,16 @@ namespace scankit::detail {
 
 /// Tile shapes measured on the H200 (2^24 and 2^28, 2026-12-01): the
 /// fixed-order look-back prefers larger 8-byte tiles (256 x 16 double: 0.99x
-/// and 1.04x of fast mode's time; the default 256 x 12: 0.90x and 0.92x);
-/// compensated pairs prefer 48 KB float tiles (384 x 16: 55 % of copy, the
-/// pair's default 256 x 12: 35 %) and 512 x 8 doubles (21 % vs 17 %).
+/// and 1.04x of fast mode's time; the default 256 x 12: 0.90x and 0.92x).
+/// Compensated pairs run faster with more pairs per lane and round than the
+/// 16-byte default (fewer warp scans per item): float 512 threads x 12 rounds
+/// x 4 pairs (2^28: 0.66 ms; 384 x 16 x 2: 1.04 ms), double 512 x 16 x 2
+/// (2.12 ms; 512 x 8 x 1: 5.06 ms).
 template <class T>
 using run_to_run_scan_tuning =
     std::conditional_t<sizeof(T) == 8, scan_tuning<256, 16>, default_scan_tuning<T>>;
 template <class F>
-using compensated_scan_tuning = std::conditional_t<sizeof(F) == 4, scan_tuning<384, 16>, scan_tuning<512, 8>>;
+using compensated_scan_tuning = std::conditional_t<sizeof(F) == 4, scan_tuning<512, 12, 4>, scan_tuning<512, 16, 2>>;
 
 /// Exact accumulators hold any sum of fewer than 2^42 values.
 inline constexpr std::size_t exact_scan_max_items = std::size_t(1) << 42;
