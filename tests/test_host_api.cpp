@@ -304,11 +304,10 @@ TEST_CASE("numeric modes from plain C++: names, rejected combinations, n == 0, w
     // Valid combinations with n == 0 do nothing.
     CHECK_NOTHROW(scankit::inclusive_scan(ctx, static_cast<const double*>(nullptr), nullptr, 0,
                                           scankit::with_numeric(mode)));
-    // Wider carries: more workspace than the fast scan once there are many tiles.
-    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 4, mode) >
-          scankit::scan_workspace_bytes(std::size_t(1) << 20, 4));
-    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 8, mode) >
-          scankit::scan_workspace_bytes(std::size_t(1) << 20, 8));
+    // Many tiles need a workspace for their carries; one tile none.
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 4, mode) > 0);
+    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 8, mode) > 0);
+    CHECK(scankit::scan_workspace_bytes(1, 4, mode) == 0);
   }
   CHECK_NOTHROW(scankit::inclusive_scan(ctx, static_cast<const float*>(nullptr), nullptr, 0,
                                         scankit::with_numeric(numeric_mode::run_to_run), op::max));

@@ -1300,14 +1300,30 @@ TEST_CASE("scan_workspace_bytes knows the numeric modes", "[numeric]") {
         CHECK(scankit::scan_workspace_bytes(n, size, numeric_mode::run_to_run) > 0);
     }
   }
-  // One tile needs no workspace; more than one does (exact and compensated carry wider values).
+  // One tile needs no workspace; more than one needs at least the status
+  // words and values of its tiles' carries (exact: accumulators; compensated:
+  // {sum, error} pairs).
   for (numeric_mode mode : {numeric_mode::exact, numeric_mode::compensated}) {
     const char* mode_name = scankit::to_string(mode);
     CAPTURE(mode_name);
     CHECK(scankit::scan_workspace_bytes(1, 4, mode) == 0);
     CHECK(scankit::scan_workspace_bytes(1, 8, mode) == 0);
-    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 4, mode) > scankit::scan_workspace_bytes(std::size_t(1) << 20, 4));
-    CHECK(scankit::scan_workspace_bytes(std::size_t(1) << 20, 8, mode) > scankit::scan_workspace_bytes(std::size_t(1) << 20, 8));
+  }
+  auto carry_bytes = [](auto carry_tag, std::size_t tile, std::size_t n) {
+    using status_t = scankit::detail::tile_status<decltype(carry_tag)>;
+    const std::size_t tiles = (n + tile - 1) / tile;
+    return (1 + status_t::words(tiles)) * sizeof(std::uint64_t) + status_t::scratch_bytes(tiles);
+  };
+  for (std::size_t n : {compensated_tile<float> + 1, std::size_t(1) << 20, std::size_t(1000003)}) {
+    CAPTURE(n);
+    CHECK(scankit::scan_workspace_bytes(n, 4, numeric_mode::compensated) >=
+          carry_bytes(scankit::detail::compensated<float>{}, compensated_tile<float>, n));
+    CHECK(scankit::scan_workspace_bytes(n, 8, numeric_mode::compensated) >=
+          carry_bytes(scankit::detail::compensated<double>{}, compensated_tile<double>, n));
+    CHECK(scankit::scan_workspace_bytes(n, 4, numeric_mode::exact) >=
+          carry_bytes(scankit::detail::exact_accumulator<float>{}, exact_tile<float>, n));
+    CHECK(scankit::scan_workspace_bytes(n, 8, numeric_mode::exact) >=
+          carry_bytes(scankit::detail::exact_accumulator<double>{}, exact_tile<double>, n));
   }
   CHECK(scankit::scan_workspace_bytes(exact_tile<float> + 1, 4, numeric_mode::exact) > 0);
   CHECK(scankit::scan_workspace_bytes(exact_tile<double> + 1, 8, numeric_mode::exact) > 0);
