@@ -230,10 +230,14 @@ TEST_CASE("a 4-byte packed type is scanned in order and the operator never sees 
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-TEST_CASE("custom tunings with 96 and 32 threads per block", "[gpu][template]") {
+TEST_CASE("custom tunings: 96 and 32 threads per block, explicit items per vector", "[gpu][template]") {
   cuda_stream stream;
   check_tuning<scan_tuning<96, 3>>(stream, "tuning_96x3", true);
   check_tuning<scan_tuning<32, 1>>(stream, "tuning_32x1", true);
+  // Vectors of 8 items (uint32: 32 bytes, affine32: 64 bytes; item-wise
+  // shared loads and global stores) and of 2 (8- and 16-byte stores).
+  check_tuning<scan_tuning<64, 3, 8>>(stream, "tuning_64x3x8", true);
+  check_tuning<scan_tuning<128, 2, 2>>(stream, "tuning_128x2x2", true);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -247,6 +251,7 @@ TEST_CASE("small template API scans for the sanitizers", "[gpu][template][saniti
     for (scan_mode mode : all_modes)
       check_template_scan<void, mat2>(ctx, stream, "mat2", n, mode, mat2_product{}, mat2_product{}, random_mat2);
   check_tuning<scan_tuning<96, 3>>(stream, "tuning_96x3", false);
+  check_tuning<scan_tuning<64, 3, 8>>(stream, "tuning_64x3x8", false);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
