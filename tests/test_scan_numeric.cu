@@ -50,6 +50,7 @@
 #include "support/cuda_check.hpp"
 #include "support/exact_sum.hpp"
 #include "support/float_bits.hpp"
+#include "support/policies.hpp"
 #include "support/random.hpp"
 #include "support/reference.hpp"
 #include "support/rejection.hpp"
@@ -338,41 +339,6 @@ void expect_sum_close(const std::vector<F>& in, const std::vector<F>& got, bool 
                       const std::string& what) {
   const scan_mode mode = exclusive ? scan_mode::exclusive : scan_mode::inclusive;
   expect_sum_close(in, reference_scan(in, scankit::op::plus, mode, init), got, exclusive, init, what);
-}
-
-// ---- policies --------------------------------------------------------------------
-
-std::string describe(const scan_policy& p) {
-  std::ostringstream s;
-  s << scankit::to_string(p.grid) << "/" << scankit::to_string(p.block) << " threads=" << p.threads
-    << " items=" << p.items_per_thread << " numeric=" << scankit::to_string(p.numeric);
-  return s.str();
-}
-
-bool is_tuned(const scan_policy& p) {
-  return p.grid == grid_strategy::decoupled_lookback && p.block == block_algorithm::warp_shuffle;
-}
-
-/// Rounding depth bound h of a scan of n items of T with policy p (the
-/// derivation is in test_scan_policies.cu: tiles + tile + 64 for the textbook
-/// policies, reference.hpp's bound for the tuned one).
-template <class T>
-double policy_depth_bound(const scan_policy& p, std::size_t n) {
-  if (is_tuned(p)) return scankit_depth_bound<T>(n);
-  const std::size_t tile = scankit::detail::resolve_textbook_shape(p, sizeof(T)).tile_items;
-  return double((n + tile - 1) / tile) + double(tile) + 64.0;
-}
-
-std::vector<scan_policy> textbook_policies() {
-  std::vector<scan_policy> out;
-  for (const scan_policy& p : scankit::all_scan_policies())
-    if (!is_tuned(p)) out.push_back(p);
-  return out;
-}
-
-template <class T>
-T* fake(std::uintptr_t address) {
-  return reinterpret_cast<T*>(address);
 }
 
 // ---- a non-associative custom operator: float affine maps ------------------------

@@ -26,6 +26,7 @@
 // and the list of all policies.
 #include "support/cuda_check.hpp"
 #include "support/noncommutative.cuh"
+#include "support/policies.hpp"
 #include "support/random.hpp"
 #include "support/reference.hpp"
 #include "support/thrust_oracle.cuh"
@@ -62,28 +63,6 @@ constexpr grid_strategy all_grids[] = {grid_strategy::decoupled_lookback, grid_s
 constexpr block_algorithm all_blocks[] = {block_algorithm::warp_shuffle, block_algorithm::kogge_stone,
                                           block_algorithm::kogge_stone_double_buffer, block_algorithm::brent_kung,
                                           block_algorithm::three_phase};
-
-/// "grid/block threads=.. items=.." for CAPTURE.
-std::string describe(const scan_policy& p) {
-  std::ostringstream s;
-  s << scankit::to_string(p.grid) << "/" << scankit::to_string(p.block) << " threads=" << p.threads
-    << " items=" << p.items_per_thread;
-  return s.str();
-}
-
-/// The tuned policy (the default): decoupled look-back with the warp-shuffle
-/// block runs the tuned single-pass kernel and ignores threads/items.
-bool is_tuned(const scan_policy& p) {
-  return p.grid == grid_strategy::decoupled_lookback && p.block == block_algorithm::warp_shuffle;
-}
-
-/// Items per tile of a scan of T with policy p, as the library resolves it
-/// (the documented defaults are checked by a host test below).
-template <class T>
-std::size_t tile_of(const scan_policy& p) {
-  if (is_tuned(p)) return scankit::detail::tile_items<T, scankit::detail::default_scan_tuning<T>>;
-  return scankit::detail::resolve_textbook_shape(p, sizeof(T)).tile_items;
-}
 
 /// Runs f(); an exception fails the check (and the case is skipped) instead of
 /// ending the whole test case, so the remaining policies still run.
@@ -123,14 +102,7 @@ bool launched(F&& f) {
 //    tiles_(L−1), still below tile + tiles + 64 since tiles >= tile^(L−2).
 // So h = tiles + tile + 64 is safe for every textbook policy. (It is loose:
 // the exact small-integer sweep below is the sharp float check.) The tuned
-// policy uses reference.hpp's own bound.
-
-template <class T>
-double policy_depth_bound(const scan_policy& p, std::size_t n) {
-  if (is_tuned(p)) return scankit_depth_bound<T>(n);
-  const std::size_t tile = tile_of<T>(p);
-  return double((n + tile - 1) / tile) + double(tile) + 64.0;
-}
+// policy uses reference.hpp's own bound (both: policy_depth_bound, support/policies.hpp).
 
 // ---- 1. every policy × the host API types, plus ---------------------------
 
@@ -601,19 +573,6 @@ std::vector<scan_policy> invalid_policies() {
       {grid_strategy::reduce_then_scan, block_algorithm::kogge_stone, 1, 0},       // 1-item tiles never shrink
       {grid_strategy::scan_then_propagate, block_algorithm::three_phase, 1, 1},
   };
-}
-
-/// The textbook policies (every policy but the tuned one), default sizes.
-std::vector<scan_policy> textbook_policies() {
-  std::vector<scan_policy> out;
-  for (const scan_policy& p : scankit::all_scan_policies())
-    if (!is_tuned(p)) out.push_back(p);
-  return out;
-}
-
-template <class T>
-T* fake(std::uintptr_t address) {
-  return reinterpret_cast<T*>(address);
 }
 
 }  // namespace
