@@ -524,6 +524,17 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
     REQUIRE(count == expected.size());
     CHECK(d_out.download(stream, 1, count) == expected);
     CHECK(is_poison(d_out.download(stream, 0, 1)[0]));
+    // Partition counts first, reading the flags (or items) one at a time here.
+    d_out.poison(stream);
+    CHECK(scankit::partition(ctx, d_in.data() + shift, d_flags.data() + shift, d_out.data() + 1, n) == count);
+    CHECK(d_out.download(stream, 1, n) == reference_partition(in, flags));
+    std::vector<std::uint8_t> low(n);
+    for (std::size_t i = 0; i < n; ++i) low[i] = in[i] < (1u << 31);
+    d_out.poison(stream);
+    const std::size_t low_count = scankit::partition_if(ctx, d_in.data() + shift, d_out.data() + 1, n,
+                                                        scankit::less(std::uint32_t(1) << 31));
+    CHECK(low_count == reference_compact(in, low).size());
+    CHECK(d_out.download(stream, 1, n) == reference_partition(in, low));
   }
 
   // n == 0: count 0, async count written, nothing else touched.

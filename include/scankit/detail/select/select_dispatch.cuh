@@ -74,28 +74,67 @@ void check_select_arguments(const select_arrays<Item, Value>& a, std::size_t n, 
   }
 }
 
-/// Counts the selected items into state->partition_total (zeroed first).
+/// Selected bits of the items in one 16-byte pack of the array the selector
+/// reads: the flags (flag selectors) or the items (predicates).
+template <int Vec, class Item, class Selector>
+__device__ __forceinline__ unsigned pack_bits(const uint4& pack, const Selector& select) {
+  if constexpr (side_bytes_of<Selector> != 0) {
+    return select.template bits_staged<Vec>(reinterpret_cast<const typename Selector::flag_type*>(&pack));
+  } else {
+    Item items[Vec];
+    memcpy(items, &pack, sizeof(items));
+    return select.template bits<Vec>(items, static_cast<const Item*>(nullptr), 0, Vec);
+  }
+}
+
+/// Threads per block of the counting pre-pass.
+inline constexpr int count_threads = 256;
+
+/// Counts the selected items into *d_total (zeroed first) for partition. It
+/// reads only what the selector needs — for flags, the flags alone — in
+/// 16-byte packs, four per thread in flight: byte flags loaded one per thread
+/// would keep too few bytes in flight to reach the memory's bandwidth.
 template <class Item, class Selector>
-__global__ void count_selected_kernel(const Item* d_in, Selector select, std::size_t n, std::uint64_t* d_total) {
-  constexpr int unroll = 8;  // loads in flight per thread
+__global__ void __launch_bounds__(count_threads) count_selected_kernel(const Item* d_in, Selector select,
+                                                                       std::size_t n, std::uint64_t* d_total) {
+  constexpr std::size_t read_bytes = side_bytes_of<Selector> != 0 ? side_bytes_of<Selector> : sizeof(Item);
+  constexpr int vec = read_bytes < 16 && 16 % read_bytes == 0 ? int(16 / read_bytes) : 0;  // 0: no packs
+  constexpr int pack_items = vec != 0 ? vec : 1;
+  constexpr int unroll = 4;
+  const void* read_base = d_in;
+  if constexpr (side_bytes_of<Selector> != 0) read_base = select.d_flags;
+  const std::size_t packs = vec != 0 && reinterpret_cast<std::uintptr_t>(read_base) % 16 == 0 ? n / pack_items : 0;
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   unsigned count = 0;
-  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; base < n; base += unroll * stride) {
-    Item v[unroll];
+  // Whole packs, `unroll` loads issued before any is used.
+  if constexpr (vec != 0) {
+    const uint4* const pack_ptr = static_cast<const uint4*>(read_base);
+    for (std::size_t base = thread; base < packs; base += unroll * stride) {
+      uint4 pack[unroll];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      if (base + u * stride < n) v[u] = d_in[base + u * stride];
+      for (int u = 0; u < unroll; ++u)
+        if (base + u * stride < packs) pack[u] = pack_ptr[base + u * stride];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) {
-      const std::size_t i = base + u * stride;
-      if (i < n) {
-        const Item one[1] = {v[u]};
-        count += select.template bits<1>(one, d_in + i, i, 1) & 1u;
-      }
+      for (int u = 0; u < unroll; ++u)
+        if (base + u * stride < packs) count += __popc(pack_bits<vec, Item>(pack[u], select));
     }
   }
+  // The rest (or everything, unaligned): one item at a time.
+  for (std::size_t i = packs * pack_items + thread; i < n; i += stride) {
+    const Item one[1] = {d_in[i]};
+    count += select.template bits<1>(one, d_in + i, i, 1) & 1u;
+  }
+  // One atomic per block.
+  __shared__ unsigned warp_counts[count_threads / warp_threads];
   for (int offset = 16; offset > 0; offset /= 2) count += __shfl_xor_sync(full_warp_mask, count, offset);
-  if (lane_id() == 0 && count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), count);
+  if (lane_id() == 0) warp_counts[threadIdx.x / 32] = count;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block_count = 0;
+    for (int w = 0; w < count_threads / warp_threads; ++w) block_count += warp_counts[w];
+    if (block_count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), block_count);
+  }
 }
 
 /// The single-pass selection (default policy). Returns the count when
@@ -131,8 +170,8 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
       if (chunk == 0) {
         throw_on_cuda_error(cudaMemsetAsync(&d_state->partition_total, 0, sizeof(std::uint64_t), ctx.stream()),
                             "cudaMemsetAsync");
-        count_selected_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx.stream()>>>(a.d_in, select, n,
-                                                                                    &d_state->partition_total);
+        count_selected_kernel<<<grid_stride_blocks((n + 15) / 16, count_threads), count_threads, 0, ctx.stream()>>>(
+            a.d_in, select, n, &d_state->partition_total);
         throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
     }
