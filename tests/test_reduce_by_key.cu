@@ -348,6 +348,29 @@ TEST_CASE("small reduce_by_key calls for the sanitizers", "[gpu][reduce_by_key][
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
+TEST_CASE("reduce_by_key with misaligned keys and values (tiles loaded by threads)", "[gpu][reduce_by_key][sanitize]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  const std::size_t n = 5 * rbk_tile + 17;
+  rng r(case_seed("reduce_by_key/misaligned"));
+  const std::vector<std::int32_t> keys = make_keys<std::int32_t>(n, 3, r);
+  const std::vector<std::int32_t> values = make_input<std::int32_t>(n, value_kind::sum_safe, r);
+  const runs_reference<std::int32_t, std::int32_t> ref = reference_runs(keys, values, op::plus);
+  device_buffer<std::int32_t> d_keys(n + 1), d_values(n + 1), d_unique(n), d_reduced(n);
+  for (std::size_t key_shift : {std::size_t(0), std::size_t(1)}) {
+    CAPTURE(key_shift);
+    d_keys.upload(keys, stream, key_shift);
+    d_values.upload(values, stream, 1 - key_shift);  // one of the two misaligned
+    d_unique.poison(stream);
+    d_reduced.poison(stream);
+    const std::size_t count = scankit::reduce_by_key(ctx, d_keys.data() + key_shift, d_values.data() + 1 - key_shift,
+                                                     n, d_unique.data(), d_reduced.data(), op::plus);
+    check_runs(d_unique.download(stream), d_reduced.download(stream), count, ref, op::plus, false, 0,
+               "misaligned reduce_by_key vs host reference");
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
 // ---- 2. n == 0, graph capture -------------------------------------------------------------------
 
 TEST_CASE("reduce_by_key of n == 0 gives 0 runs and writes nothing", "[gpu][reduce_by_key][sanitize]") {

