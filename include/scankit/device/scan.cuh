@@ -85,8 +85,6 @@ void dispatch_numeric_tuned_scan(context& ctx, const T* d_in, T* d_out, std::siz
     case numeric_mode::exact:
     case numeric_mode::compensated:
       if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, device::plus>) {
-        check_scan_arguments(d_in, d_out, n, sizeof(T), name);
-        if (n == 0) return;
         if (mode == numeric_mode::exact) {
           if (exclusive) return launch_exact_scan<true>(ctx, d_in, d_out, n, initial, name);
           return launch_exact_scan<false>(ctx, d_in, d_out, n, initial, name);

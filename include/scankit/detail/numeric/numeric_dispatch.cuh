@@ -49,10 +49,12 @@ std::pair<std::size_t, std::size_t> exact_scan_storage(std::size_t n) {
   return {1 + status_t::words(tiles), status_t::scratch_bytes(tiles)};
 }
 
-/// The exact scan (arguments already checked, n > 0). Every Tuning gives the
-/// same bits; the tests vary it.
+/// The exact scan (checks its arguments). Every Tuning gives the same bits;
+/// the tests vary it.
 template <bool Exclusive, class F, class Tuning = exact_scan_tuning<F>>
 void launch_exact_scan(context& ctx, const F* d_in, F* d_out, std::size_t n, maybe<F> initial, const char* name) {
+  check_scan_arguments(d_in, d_out, n, sizeof(F), name);
+  if (n == 0) return;
   if (n >= exact_scan_max_items)
     throw std::invalid_argument(std::string("scankit::") + name + ": numeric_mode::exact takes fewer than 2^42 items");
   constexpr std::size_t tile = exact_tile_items<F, Tuning>;
@@ -75,7 +77,7 @@ void launch_exact_scan(context& ctx, const F* d_in, F* d_out, std::size_t n, may
 
 /// The compensated scan: the tuned kernel over compensated<F> pairs, reading
 /// and writing F, with the fixed-order look-back so that it is run to run
-/// reproducible too.
+/// reproducible too (dispatch_scan checks the arguments).
 template <bool Exclusive, class F>
 void launch_compensated_scan(context& ctx, const F* d_in, F* d_out, std::size_t n, maybe<F> initial,
                              const char* name) {

@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Ite
   // One atomic per block.
   __shared__ unsigned warp_counts[count_threads / warp_threads];
   for (int offset = 16; offset > 0; offset /= 2) count += __shfl_xor_sync(full_warp_mask, count, offset);
-  if (lane_id() == 0) warp_counts[threadIdx.x / 32] = count;
+  if (lane_id() == 0) warp_counts[threadIdx.x / warp_threads] = count;
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned long long block_count = 0;
