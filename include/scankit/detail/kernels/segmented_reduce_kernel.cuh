@@ -29,12 +29,15 @@
 namespace scankit::detail {
 
 /// Threads and merge steps per thread (odd, so that threads walking runs of
-/// values read different shared-memory banks). 128 threads measured a few
-/// per cent faster than 256 (more, smaller blocks between barriers).
+/// values read different shared-memory banks). For 4-byte values a sweep of
+/// 64-384 threads x 15-31 steps (int32 sum, 2^28 values, H200) found 384 x 23
+/// the best or within 4 % of it for every segment-length distribution: longer
+/// tiles spread the per-tile costs (block scan, barriers, staging), more
+/// steps per thread than 23 cost long segments their occupancy.
 template <class T>
 struct segmented_reduce_shape {
-  static constexpr int threads = 128;
-  static constexpr int steps = sizeof(T) <= 4 ? 15 : 11;
+  static constexpr int threads = sizeof(T) <= 4 ? 384 : 128;
+  static constexpr int steps = sizeof(T) <= 4 ? 23 : 11;
   static constexpr std::uint32_t tile_diagonals = std::uint32_t(threads) * steps;
 };
 
@@ -102,19 +105,26 @@ __device__ std::uint32_t stage_range(E* buffer, const E* d_array, std::uint64_t 
   return bytes;
 }
 
-/// Dynamic shared memory: two stages of {values, offsets}; the offsets buffer
-/// of a stage is reused as the boundary slots (tile-relative position, then
-/// closed segment value) once the tile is in.
+/// Dynamic shared memory: two stages, each holding a tile's values and then,
+/// from the next 16-byte line, its raw offsets (values + boundaries never
+/// exceed the tile's diagonals). Boundary k's slot holds its tile-relative
+/// position, then the value of the segment it closes: in place of raw offset
+/// k where that cell holds both (no more shared memory, and each cell is
+/// converted by the thread that reads it), else in an array of their own.
 template <class T, class Offset>
 struct segmented_reduce_smem {
   static constexpr std::uint32_t diagonals = segmented_reduce_shape<T>::tile_diagonals;
-  static constexpr std::uint32_t slot_bytes = sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
-  static constexpr std::uint32_t value_bytes = staged_range_bytes<T>(diagonals);
-  static constexpr std::uint32_t raw_offset_bytes = staged_range_bytes<Offset>(diagonals);
-  static constexpr std::uint32_t slot_area_bytes = (padded_slots(diagonals + 1) * slot_bytes + 15) / 16 * 16;
-  static constexpr std::uint32_t offset_bytes = raw_offset_bytes > slot_area_bytes ? raw_offset_bytes : slot_area_bytes;
-  static constexpr std::uint32_t stage_bytes = value_bytes + offset_bytes;
-  static constexpr std::uint32_t bytes = 2 * stage_bytes;
+  static constexpr std::uint32_t widest = sizeof(T) > sizeof(Offset) ? std::uint32_t(sizeof(T)) : std::uint32_t(sizeof(Offset));
+  static constexpr std::uint32_t stage_bytes = diagonals * widest + 64;  // + the two ranges' partial lines
+  static constexpr bool slots_in_place = sizeof(Offset) >= 4 && sizeof(T) <= sizeof(Offset);
+  static constexpr std::uint32_t slot_bytes = slots_in_place ? std::uint32_t(sizeof(Offset)) : sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
+  static constexpr std::uint32_t slot_area_bytes =
+      slots_in_place ? 0 : (padded_slots(diagonals + 1) * slot_bytes + 15) / 16 * 16;
+  static constexpr std::uint32_t bytes = 2 * stage_bytes + slot_area_bytes;
+  /// Byte offset of the raw offsets in a stage holding `items` values.
+  __device__ static std::uint32_t offsets_at(std::uint32_t items) { return staged_range_bytes<T>(items); }
+  /// Byte offset of boundary k's slot from the first slot.
+  __device__ static std::uint32_t slot_at(std::uint32_t k) { return (slots_in_place ? k : padded_slot(k)) * slot_bytes; }
 };
 
 template <class T, class Offset, class Op>
@@ -132,9 +142,13 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
   __shared__ merge_tile staged_tile[2];  // the tile in each stage
   __shared__ typename block_scan::storage scan_storage;
   __shared__ carry_t tile_carry;
+  __shared__ std::uint32_t walk_start[threads + 1];  // boundaries before each thread's walk, then na
   auto stage = [&](int s) { return reinterpret_cast<unsigned char*>(smem_words) + s * smem::stage_bytes; };
   auto values_of = [&](int s) { return reinterpret_cast<T*>(stage(s)); };
-  auto offsets_of = [&](int s) { return reinterpret_cast<Offset*>(stage(s) + smem::value_bytes); };
+  auto offsets_of = [&](int s, const merge_tile& m) {
+    return reinterpret_cast<Offset*>(stage(s) + smem::offsets_at(m.items()));
+  };
+  unsigned char* const slot_array = reinterpret_cast<unsigned char*>(smem_words) + 2 * smem::stage_bytes;
   const std::uint64_t total = L.num_boundaries + L.num_values;
   // Values whose size does not tile 16-byte lines are loaded by all threads
   // once their tile is current (no prefetch).
@@ -156,7 +170,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
       const merge_tile m = clamp_merge_tile(split_lo, split_hi, tile, shape::tile_diagonals, total);
       staged_tile[s] = m;
       if constexpr (bulk_values) stage_range(values_of(s), d_values, L.num_values, m.b_begin, m.b_end, &loaded[s]);
-      stage_range(offsets_of(s), d_offsets, L.num_boundaries, m.a_begin, m.a_end, &loaded[s]);
+      stage_range(offsets_of(s, m), d_offsets, L.num_boundaries, m.a_begin, m.a_end, &loaded[s]);
       load_splits(tile + gridDim.x);
     }
     mbarrier_arrive(&loaded[s]);  // releases staged_tile[s]
@@ -179,31 +193,27 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     T* const values_s = values_of(s) + (bulk_values ? staged_shift(d_values + m.b_begin) : 0);
     if constexpr (!bulk_values)
       for (std::uint32_t k = threadIdx.x; k < nb; k += threads) values_s[k] = d_values[m.b_begin + k];
-    unsigned char* const slots = stage(s) + smem::value_bytes;  // boundary k's slot: position, then closed value
-    auto bound_slot = [&](std::uint32_t k) {
-      return reinterpret_cast<std::uint32_t*>(slots + padded_slot(k) * smem::slot_bytes);
-    };
-    auto closed_slot = [&](std::uint32_t k) { return reinterpret_cast<T*>(slots + padded_slot(k) * smem::slot_bytes); };
 
-    // Phase 1: boundaries to tile-relative positions in their slots (read
-    // all raw offsets first: slots and raw offsets share the buffer).
+    // Phase 1: the tile's boundaries to tile-relative positions in their
+    // slots (clamped to [0, nb], which changes nothing for valid offsets),
+    // the sentinel after the last.
+    const Offset* const raw = offsets_of(s, m) + staged_shift(d_offsets + m.a_begin);
+    unsigned char* const slots = smem::slots_in_place ? reinterpret_cast<unsigned char*>(const_cast<Offset*>(raw)) : slot_array;
+    auto bound_slot = [&](std::uint32_t k) { return reinterpret_cast<std::uint32_t*>(slots + smem::slot_at(k)); };
+    auto closed_slot = [&](std::uint32_t k) { return reinterpret_cast<T*>(slots + smem::slot_at(k)); };
     {
-      const Offset* const raw = offsets_of(s) + staged_shift(d_offsets + m.a_begin);
-      std::uint32_t local[steps];
-#pragma unroll
-      for (int r = 0; r < steps; ++r) {
-        const std::uint32_t k = r * threads + threadIdx.x;
-        if (k < na) {
+      if (sizeof(Offset) <= 4 && m.b_end <= 0xffffffffu) {  // 32-bit arithmetic
+        const std::uint32_t b_begin = std::uint32_t(m.b_begin);
+        for (std::uint32_t k = threadIdx.x; k < na; k += threads) {
+          const std::uint32_t o = std::uint32_t(offset_index(raw[k]));
+          *bound_slot(k) = min(o > b_begin ? o - b_begin : 0u, nb);
+        }
+      } else {
+        for (std::uint32_t k = threadIdx.x; k < na; k += threads) {
           const std::uint64_t o = offset_index(raw[k]);
           const std::uint64_t rel = o > m.b_begin ? o - m.b_begin : 0;
-          local[r] = rel < nb ? std::uint32_t(rel) : nb;
+          *bound_slot(k) = rel < nb ? std::uint32_t(rel) : nb;
         }
-      }
-      __syncthreads();
-#pragma unroll
-      for (int r = 0; r < steps; ++r) {
-        const std::uint32_t k = r * threads + threadIdx.x;
-        if (k < na) *bound_slot(k) = local[r];
       }
       if (threadIdx.x == 0) {
         *bound_slot(na) = no_boundary;
@@ -214,62 +224,53 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     }
     __syncthreads();
 
-    // Phase 2: each thread finds its diagonal's split, then (after every
-    // search is done: the walk overwrites slots) walks `steps` of the merge,
-    // reducing values; a boundary closes the open segment. Segments opened
-    // and closed inside the walk are final; the first one closed lacks the
-    // part before the walk.
+    // Phase 2: each thread finds its diagonal's split and learns where its
+    // walk ends (the next thread's split); then (after every search is done:
+    // the walk overwrites slots) it walks its `steps` of the merge: boundary
+    // k closes the segment of the values since the previous boundary. Those
+    // segments are final; the first one closed also needs the part before
+    // the walk (phase 3), and the values after the last boundary are the
+    // walk's open segment.
     const std::uint32_t diagonal = min(std::uint32_t(threadIdx.x) * steps, na + nb);
-    merge_position p{0, 0};
-    {
-      std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
-      while (lo < hi) {
-        const std::uint32_t mid = (lo + hi) / 2;
-        if (*bound_slot(mid) < diagonal - mid) lo = mid + 1;
-        else hi = mid;
-      }
-      p = merge_position{lo, diagonal - lo};
-    }
-    std::uint32_t next = *bound_slot(p.a);
+    const merge_position start = merge_split_near([&](std::uint32_t k) { return *bound_slot(k); }, na, nb, diagonal);
+    walk_start[threadIdx.x] = start.a;
+    if (threadIdx.x == 0) walk_start[threads] = na;
     __syncthreads();
-    maybe<T> acc{T{}, false}, leading{T{}, false};
-    std::uint32_t closed = 0, first_closed = 0;
-    std::uint32_t left = diagonal < na + nb ? min(std::uint32_t(steps), na + nb - diagonal) : 0u;
-    while (left > 0) {
-      // A run of values up to the next boundary (or the walk's end): a tight
-      // loop, the common case.
-      const std::uint32_t run = next > p.b ? min(next - p.b, left) : 0u;
-      if (run > 0) {
-        std::uint32_t i = p.b;
-        const std::uint32_t end = p.b + run;
-        if (!acc.has) acc = maybe<T>{values_s[i++], true};
-#pragma unroll 4
-        for (; i < end; ++i) acc.value = op(acc.value, values_s[i]);
-        p.b = end;
-        left -= run;
-        if (left == 0) break;
+    const std::uint32_t a_end = walk_start[threadIdx.x + 1];
+    const std::uint32_t b_end = min(diagonal + steps, na + nb) - a_end;
+    // Values [from, to) folded into x, in order.
+    auto fold = [&](T x, std::uint32_t from, std::uint32_t to) {
+      for (; from + 4 <= to; from += 4)
+        x = op(op(op(op(x, values_s[from]), values_s[from + 1]), values_s[from + 2]), values_s[from + 3]);
+#pragma unroll 1
+      for (; from < to; ++from) x = op(x, values_s[from]);
+      return x;
+    };
+    std::uint32_t b = start.b;
+    // Boundary k's position, kept within [b, b_end] (changes nothing for valid offsets).
+    auto position = [&](std::uint32_t k) { return min(max(*bound_slot(k), b), b_end); };
+    maybe<T> leading{T{}, false};  // the values before the walk's first boundary
+    T open = L.init;               // the walk's open segment (after its last boundary)
+    if (start.a < a_end) {
+      const std::uint32_t first_end = position(start.a);
+      if (b < first_end) leading = maybe<T>{fold(values_s[b], b + 1, first_end), true};
+      b = first_end;
+      for (std::uint32_t k = start.a + 1; k < a_end; ++k) {
+        const std::uint32_t end = position(k);
+        *closed_slot(k) = fold(L.init, b, end);
+        b = end;
       }
-      // Boundary p.a closes the open segment. (Its slot is read only by this
-      // thread, and as `next` by the thread before, which never writes it: a
-      // thread's first closed segment waits for phase 3.)
-      if (closed == 0) {
-        leading = acc;
-        first_closed = p.a;
-      } else {
-        *closed_slot(p.a) = acc.value;
-      }
-      ++closed;
-      acc = maybe<T>{L.init, true};
-      ++p.a;
-      next = *bound_slot(p.a);
-      --left;
+      open = fold(L.init, b, b_end);
+    } else if (b < b_end) {
+      open = fold(values_s[b], b + 1, b_end);
     }
+    const std::uint32_t closed = a_end > start.a ? a_end - start.a : 0u;
 
     // Phase 3: exclusive scan of the threads' carries within the tile (no
     // prefix: thread 0 has no carry in). A thread past the tile's end carries
     // (1, init): it closes nothing and makes the combine take nothing from it.
     const segment_carry_op<T, Op, false> carry_op{op};
-    const carry_t mine = diagonal < na + nb ? carry_t{closed, acc.value} : carry_t{1, L.init};
+    const carry_t mine = diagonal < na + nb ? carry_t{closed, open} : carry_t{1, L.init};
     carry_t carry_in{};
     block_scan::template scan<true>(
         scan_storage, [&](int, carry_t(&v)[1]) { v[0] = mine; }, [&](int, const carry_t(&v)[1]) { carry_in = v[0]; },
@@ -280,17 +281,18 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     if (closed > 0) {
       const maybe<T> in{carry_in.partial, threadIdx.x > 0};
       const maybe<T> first = combine(in, leading, op);
-      if (first_closed == 0) {
+      if (start.a == 0) {
         L.d_first_partials[tile] = first;  // the tile's first closed segment: fixed up later
       } else {
-        *closed_slot(first_closed) = first.value;
+        *closed_slot(start.a) = first.value;
       }
     }
     __syncthreads();
 
     // Phase 4: store the segments closed in this tile after its first, and
     // the tile's carry.
-    for (std::uint32_t k = threadIdx.x + 1; k < na; k += threads) d_out[m.a_begin + k - 1] = *closed_slot(k);
+    T* const out = d_out + m.a_begin;  // boundary k closes segment a_begin + k - 1
+    for (std::uint32_t k = threadIdx.x + 1; k < na; k += threads) out[k - 1] = *closed_slot(k);
     if (threadIdx.x == 0) {
       // The last tile's threads past the end spoil its total; nobody reads it.
       L.d_carries[tile] = tile_carry;

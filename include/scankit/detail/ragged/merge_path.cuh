@@ -142,6 +142,52 @@ __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* 
   return merge_position{lo, diagonal - lo};
 }
 
+/// The split of the tile's local `diagonal` found from a guess: where it would
+/// be if boundaries and items were spread evenly over the tile. From the guess
+/// a galloping search brackets the split (1, 2, 4, ... steps out), then
+/// bisects the bracket: a few dependent reads where segment lengths are even,
+/// at most about twice a plain binary search's where they are not.
+/// `boundary(k)` returns the staged boundary k (tile-relative). Stays within
+/// [max(0, diagonal - nb), min(diagonal, na)] whatever the boundaries hold.
+template <class Boundary>
+__device__ __forceinline__ merge_position merge_split_near(Boundary boundary, std::uint32_t na, std::uint32_t nb,
+                                                           std::uint32_t diagonal) {
+  std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  // before(k): boundary k precedes item diagonal - k - 1, so the split is past k.
+  auto before = [&](std::uint32_t k) { return boundary(k) < diagonal - k; };
+  if (lo < hi) {
+    std::uint32_t guess = std::uint32_t(float(diagonal) * __fdividef(float(na), float(na + nb)));
+    guess = guess < lo ? lo : guess >= hi ? hi - 1 : guess;
+    if (before(guess)) {
+      lo = guess + 1;
+      for (std::uint32_t step = 1; lo + step - 1 < hi; step *= 2) {
+        const std::uint32_t k = lo + step - 1;
+        if (!before(k)) {
+          hi = k;
+          break;
+        }
+        lo = k + 1;
+      }
+    } else {
+      hi = guess;
+      for (std::uint32_t step = 1; hi >= lo + step; step *= 2) {
+        const std::uint32_t k = hi - step;
+        if (before(k)) {
+          lo = k + 1;
+          break;
+        }
+        hi = k;
+      }
+    }
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (before(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return merge_position{lo, diagonal - lo};
+}
+
 /// Walks `steps` (at most Steps) of the tile's merge from p: calls
 /// on_boundary(a, b) when boundary a comes next (before item b), else
 /// on_item(b, a) for item b (after a boundaries). The next boundary's
