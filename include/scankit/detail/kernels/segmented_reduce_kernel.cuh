@@ -29,11 +29,11 @@
 namespace scankit::detail {
 
 /// Threads and merge steps per thread (odd, so that threads walking runs of
-/// values read different shared-memory banks). For 4-byte values a sweep of
+/// values read different shared-memory banks). For 4-byte values, sweeps of
 /// 64-384 threads x 15-31 steps (int32 sum, 2^28 values, H200) found 384 x 23
-/// the best or within 4 % of it for every segment-length distribution: longer
-/// tiles spread the per-tile costs (block scan, barriers, staging), more
-/// steps per thread than 23 cost long segments their occupancy.
+/// the best overall: longer tiles spread the per-tile costs (block scan,
+/// barriers, staging); 256 x 31 was up to 5 % faster for segments of 1-256
+/// but 13-14 % slower for segments of 65536 and power-law lengths.
 template <class T>
 struct segmented_reduce_shape {
   static constexpr int threads = sizeof(T) <= 4 ? 384 : 128;
@@ -114,17 +114,21 @@ __device__ std::uint32_t stage_range(E* buffer, const E* d_array, std::uint64_t 
 template <class T, class Offset>
 struct segmented_reduce_smem {
   static constexpr std::uint32_t diagonals = segmented_reduce_shape<T>::tile_diagonals;
-  static constexpr std::uint32_t widest = sizeof(T) > sizeof(Offset) ? std::uint32_t(sizeof(T)) : std::uint32_t(sizeof(Offset));
+  static constexpr std::uint32_t widest =
+      sizeof(T) > sizeof(Offset) ? std::uint32_t(sizeof(T)) : std::uint32_t(sizeof(Offset));
   static constexpr std::uint32_t stage_bytes = diagonals * widest + 64;  // + the two ranges' partial lines
   static constexpr bool slots_in_place = sizeof(Offset) >= 4 && sizeof(T) <= sizeof(Offset);
-  static constexpr std::uint32_t slot_bytes = slots_in_place ? std::uint32_t(sizeof(Offset)) : sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
+  static constexpr std::uint32_t slot_bytes =
+      slots_in_place ? std::uint32_t(sizeof(Offset)) : sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
   static constexpr std::uint32_t slot_area_bytes =
       slots_in_place ? 0 : (padded_slots(diagonals + 1) * slot_bytes + 15) / 16 * 16;
   static constexpr std::uint32_t bytes = 2 * stage_bytes + slot_area_bytes;
   /// Byte offset of the raw offsets in a stage holding `items` values.
   __device__ static std::uint32_t offsets_at(std::uint32_t items) { return staged_range_bytes<T>(items); }
   /// Byte offset of boundary k's slot from the first slot.
-  __device__ static std::uint32_t slot_at(std::uint32_t k) { return (slots_in_place ? k : padded_slot(k)) * slot_bytes; }
+  __device__ static std::uint32_t slot_at(std::uint32_t k) {
+    return (slots_in_place ? k : padded_slot(k)) * slot_bytes;
+  }
 };
 
 template <class T, class Offset, class Op>
@@ -195,10 +199,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
       for (std::uint32_t k = threadIdx.x; k < nb; k += threads) values_s[k] = d_values[m.b_begin + k];
 
     // Phase 1: the tile's boundaries to tile-relative positions in their
-    // slots (clamped to [0, nb], which changes nothing for valid offsets),
-    // the sentinel after the last.
+    // slots (clamped to [0, nb], which changes nothing for valid offsets).
     const Offset* const raw = offsets_of(s, m) + staged_shift(d_offsets + m.a_begin);
-    unsigned char* const slots = smem::slots_in_place ? reinterpret_cast<unsigned char*>(const_cast<Offset*>(raw)) : slot_array;
+    unsigned char* const slots =
+        smem::slots_in_place ? reinterpret_cast<unsigned char*>(const_cast<Offset*>(raw)) : slot_array;
     auto bound_slot = [&](std::uint32_t k) { return reinterpret_cast<std::uint32_t*>(slots + smem::slot_at(k)); };
     auto closed_slot = [&](std::uint32_t k) { return reinterpret_cast<T*>(slots + smem::slot_at(k)); };
     {
@@ -215,12 +219,9 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
           *bound_slot(k) = rel < nb ? std::uint32_t(rel) : nb;
         }
       }
-      if (threadIdx.x == 0) {
-        *bound_slot(na) = no_boundary;
-        // A default for the tile's first partial, overwritten (after the
-        // barriers below) by the thread that closes the tile's first segment.
-        if (na > 0) L.d_first_partials[tile] = maybe<T>{L.init, false};
-      }
+      // A default for the tile's first partial, overwritten (after the
+      // barriers below) by the thread that closes the tile's first segment.
+      if (threadIdx.x == 0 && na > 0) L.d_first_partials[tile] = maybe<T>{L.init, false};
     }
     __syncthreads();
 
@@ -239,7 +240,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     const std::uint32_t a_end = walk_start[threadIdx.x + 1];
     const std::uint32_t b_end = min(diagonal + steps, na + nb) - a_end;
     // Values [from, to) folded into x, in order.
+    // (Not unrolled further: the compiler's unrolling of the four-value loop
+    // costs every short run a cascade of checks.)
     auto fold = [&](T x, std::uint32_t from, std::uint32_t to) {
+#pragma unroll 1
       for (; from + 4 <= to; from += 4)
         x = op(op(op(op(x, values_s[from]), values_s[from + 1]), values_s[from + 2]), values_s[from + 3]);
 #pragma unroll 1
