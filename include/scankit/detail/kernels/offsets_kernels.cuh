@@ -3,7 +3,7 @@
 // validity check of offsets.
 #pragma once
 
-#include <scankit/detail/warp/shuffle.cuh>
+#include <scankit/detail/block/block_add_to.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -23,16 +23,7 @@ __global__ void __launch_bounds__(256) sum_sizes_kernel(const Size* d_sizes, std
     sum += word(Offset(d_sizes[i])) + word(Offset(d_sizes[i + stride])) + word(Offset(d_sizes[i + 2 * stride])) +
            word(Offset(d_sizes[i + 3 * stride]));
   for (; i < n; i += stride) sum += word(Offset(d_sizes[i]));
-  auto add = [](word a, word b) { return word(a + b); };
-  sum = warp_reduce(sum, warp_threads, add);
-  __shared__ word warp_sums[8];
-  if (lane_id() == 0) warp_sums[threadIdx.x / warp_threads] = sum;
-  __syncthreads();
-  if (threadIdx.x < warp_threads) {
-    sum = threadIdx.x < blockDim.x / warp_threads ? warp_sums[threadIdx.x] : 0;
-    sum = warp_reduce(sum, warp_threads, add);
-    if (threadIdx.x == 0) atomicAdd(reinterpret_cast<word*>(d_total), sum);
-  }
+  block_add_to<256>(sum, reinterpret_cast<word*>(d_total));
 }
 
 /// *d_first_bad = min over bad i of i, for the boundaries offsets[0 ..

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <scankit/context.hpp>
+#include <scankit/detail/block/block_add_to.cuh>
 #include <scankit/detail/kernels/select_kernel.cuh>
 #include <scankit/detail/launch_shape.cuh>
 #include <scankit/detail/memory_ranges.hpp>
@@ -125,16 +126,7 @@ __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Ite
     const Item one[1] = {d_in[i]};
     count += select.template bits<1>(one, d_in + i, i, 1) & 1u;
   }
-  // One atomic per block.
-  __shared__ unsigned warp_counts[count_threads / warp_threads];
-  for (int offset = 16; offset > 0; offset /= 2) count += __shfl_xor_sync(full_warp_mask, count, offset);
-  if (lane_id() == 0) warp_counts[threadIdx.x / warp_threads] = count;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long block_count = 0;
-    for (int w = 0; w < count_threads / warp_threads; ++w) block_count += warp_counts[w];
-    if (block_count != 0) atomicAdd(reinterpret_cast<unsigned long long*>(d_total), block_count);
-  }
+  block_add_to<count_threads>(static_cast<unsigned long long>(count), reinterpret_cast<unsigned long long*>(d_total));
 }
 
 /// The single-pass selection (default policy). Returns the count when
