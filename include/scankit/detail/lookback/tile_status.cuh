@@ -13,11 +13,13 @@
 // Three layouts behind one interface:
 //   packed  (sizeof(T) <= 4): one 64-bit word {tag:31|inclusive:1 , value:32},
 //           written and read with single relaxed 64-bit atomics;
-//   paired  (sizeof(T) <= 8): two adjacent words {flag, value bits 0-31} and
-//           {flag, value bits 32-63}, written by one 16-byte store and read by
-//           one 16-byte load; a reading whose two flags differ is torn (two
-//           publications met) and reads as not published, so only 8-byte
-//           atomicity is relied on. No fences: the value travels with its flag.
+//   paired  (sizeof(T) <= 16): per 4 value bytes a word {flag, 32 value bits},
+//           in pairs written by one 16-byte store and read by one 16-byte load
+//           each (one pair for T of up to 8 bytes, two for up to 16); a
+//           reading whose flags differ is torn (two publications met) and
+//           reads as not published, so only 8-byte atomicity is relied on. No
+//           fences: the value travels with its flags, and the pairs of a tile
+//           are loaded at once, so a reading costs one round trip.
 //   (the flag sits in the high half of every word, so a word left by one
 //   layout never decodes as valid under another)
 //   split   (any other T): the word's high half holds the flag; the value goes
@@ -56,7 +58,7 @@ enum class status_layout { packed, paired, split };
 
 template <class T>
 inline constexpr status_layout status_layout_of =
-    sizeof(T) <= 4 ? status_layout::packed : sizeof(T) <= 8 ? status_layout::paired : status_layout::split;
+    sizeof(T) <= 4 ? status_layout::packed : sizeof(T) <= 16 ? status_layout::paired : status_layout::split;
 
 template <class T, status_layout Layout = status_layout_of<T>>
 class tile_status;
@@ -97,33 +99,46 @@ class tile_status<T, status_layout::packed> {
   std::uint64_t* words_;
 };
 
-// Paired layout: two words per tile, flag in both, 16-byte accesses. The
-// pairs start one word later so that they are 16-byte aligned (the context's
-// status memory is).
+// Paired layout: 2 or 4 words per tile, the flag in each, 16-byte accesses.
+// The pairs start one word later so that they are 16-byte aligned (the
+// context's status memory is).
 template <class T>
 class tile_status<T, status_layout::paired> {
+  static constexpr int pairs = sizeof(T) <= 8 ? 1 : 2;  // 16-byte pairs of words per tile
+
  public:
   __host__ __device__ tile_status(std::uint64_t* d_words, void* /*d_scratch*/, std::uint32_t num_tiles)
       : pairs_(reinterpret_cast<ulonglong2*>(d_words + 1)) {
     (void)num_tiles;
   }
 
-  static constexpr std::size_t words(std::size_t num_tiles) { return 1 + 2 * num_tiles; }
+  static constexpr std::size_t words(std::size_t num_tiles) { return 1 + 2 * pairs * num_tiles; }
   static constexpr std::size_t scratch_bytes(std::size_t) { return 0; }
 
   __device__ void publish(std::uint32_t tile, tile_state s, const T& value, std::uint32_t tag) const {
-    std::uint32_t bits[2] = {0, 0};
+    std::uint32_t bits[2 * pairs] = {};
     memcpy(bits, &value, sizeof(T));
     const std::uint64_t flag = std::uint64_t(status_flag(tag, s)) << 32;
-    __stcg(pairs_ + tile, make_ulonglong2(flag | bits[0], flag | bits[1]));
+#pragma unroll
+    for (int p = 0; p < pairs; ++p)
+      __stcg(pairs_ + std::size_t(tile) * pairs + p, make_ulonglong2(flag | bits[2 * p], flag | bits[2 * p + 1]));
   }
 
   __device__ tile_reading<T> read(std::uint32_t tile, std::uint32_t tag) const {
-    const ulonglong2 pair = __ldcg(pairs_ + tile);
-    const std::uint32_t flag = std::uint32_t(pair.x >> 32);
+    ulonglong2 pair[pairs];
+#pragma unroll
+    for (int p = 0; p < pairs; ++p) pair[p] = __ldcg(pairs_ + std::size_t(tile) * pairs + p);
+    const std::uint32_t flag = std::uint32_t(pair[0].x >> 32);
+    bool same = true;
+    std::uint32_t bits[2 * pairs];
+#pragma unroll
+    for (int p = 0; p < pairs; ++p) {
+      same = same && std::uint32_t(pair[p].x >> 32) == flag && std::uint32_t(pair[p].y >> 32) == flag;
+      bits[2 * p] = std::uint32_t(pair[p].x);
+      bits[2 * p + 1] = std::uint32_t(pair[p].y);
+    }
     tile_reading<T> r;
-    r.state = flag == std::uint32_t(pair.y >> 32) ? decode_flag(flag, tag) : tile_state::invalid;
-    const std::uint32_t bits[2] = {std::uint32_t(pair.x), std::uint32_t(pair.y)};
+    r.state = same ? decode_flag(flag, tag) : tile_state::invalid;
     memcpy(&r.value, bits, sizeof(T));
     return r;
   }
