@@ -15,15 +15,22 @@
 
 namespace scankit::detail {
 
-/// Threads and items per thread of reduce-by-key. Items per thread are odd,
-/// so that threads reading their consecutive items hit different banks. (A
-/// sweep of 128-512 threads x 5-15 items, 2026-12-01: for 4-byte keys and
-/// values 256 x 9 is the best at runs of ~4 and 5 % behind 128 x 15 at runs
-/// of ~256; for 8-byte ones it is the best, 14 % faster than 256 x 7.)
+/// Threads, items per thread and blocks per SM of reduce-by-key. Items per
+/// thread are odd, so that threads reading their consecutive items hit
+/// different banks. The outgoing runs reuse the staged tile, so shared memory
+/// holds one tile of keys and values and registers set the block count;
+/// min_blocks keeps 5 blocks per SM for pairs of up to 16 bytes. (Measured at
+/// 2^28 on the H200, 2026-12-01, 128-512 threads x 5-17 items: for 4-byte
+/// keys and values 384 x 9 at 5 blocks is the best, 8 % and 13 % faster than
+/// 256 x 9 at 8 blocks at runs of ~4 and ~65536, and larger tiles are slower;
+/// for 8-byte ones 256 x 9 is within 2 % of the best, and 5 blocks instead of
+/// 4 are 7 % faster.)
 template <class K, class V>
 struct reduce_by_key_shape {
-  static constexpr int threads = 256;
+  static constexpr bool narrow = sizeof(K) + sizeof(V) <= 8;
+  static constexpr int threads = narrow ? 384 : 256;
   static constexpr int items = sizeof(K) + sizeof(V) <= 16 ? 9 : 7;
+  static constexpr int min_blocks = sizeof(K) + sizeof(V) <= 16 ? 5 : 1;
   static constexpr std::uint32_t tile_items = std::uint32_t(threads) * items;
 };
 
@@ -36,16 +43,16 @@ struct reduce_by_key_launch {
   std::size_t* d_count;     // receives the number of runs
 };
 
-/// Dynamic shared memory: staged keys and values, outgoing keys and values.
+/// Dynamic shared memory: the staged keys and values, which the outgoing keys
+/// and values reuse once every thread holds its items (one more value slot).
 template <class K, class V>
 constexpr std::size_t reduce_by_key_smem_bytes() {
   constexpr std::size_t tile = reduce_by_key_shape<K, V>::tile_items;
-  return (tile * sizeof(K) + 15) / 16 * 16 + (tile * sizeof(V) + 15) / 16 * 16 + tile * sizeof(K) +
-         (tile + 1) * sizeof(V) + 16;
+  return (tile * sizeof(K) + 15) / 16 * 16 + ((tile + 1) * sizeof(V) + 15) / 16 * 16;
 }
 
 template <class K, class V, class Op, class Equal>
-__global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads)
+__global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads, reduce_by_key_shape<K, V>::min_blocks)
     reduce_by_key_kernel(const K* d_keys, const V* d_values, K* d_unique_keys, V* d_reduced, Op op, Equal equal,
                          reduce_by_key_launch L) {
   using shape = reduce_by_key_shape<K, V>;
@@ -58,9 +65,8 @@ __global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads)
   unsigned char* const smem = reinterpret_cast<unsigned char*>(smem_words);
   K* const keys_s = reinterpret_cast<K*>(smem);  // item i at i
   V* const values_s = reinterpret_cast<V*>(smem + (tile_items * sizeof(K) + 15) / 16 * 16);
-  K* const unique_s = reinterpret_cast<K*>(reinterpret_cast<unsigned char*>(values_s) +
-                                           (tile_items * sizeof(V) + 15) / 16 * 16);  // run base + k at k
-  V* const reduced_s = reinterpret_cast<V*>(unique_s + tile_items);                     // run base - 1 + k at k
+  K* const unique_s = keys_s;     // after phase 3's barrier: run base + k at k
+  V* const reduced_s = values_s;  // after phase 3's barrier: run base - 1 + k at k
   __shared__ typename block_scan::storage scan_storage;
   __shared__ launch_ticket ticket;
   __shared__ std::uint64_t loaded;  // mbarrier of the bulk copy
@@ -145,18 +151,30 @@ __global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads)
         return maybe<carry_t>{prefix, true};
       });
 
-  // Phase 3: walk again with the carry in: a head closes the run before it
-  // and starts its own; the input's last item closes the last run.
+  // Phase 3: take the items into registers (the keys of heads only), and
+  // once every thread has, walk them again with the carry in: a head closes
+  // the run before it and starts its own; the input's last item closes the
+  // last run. The outgoing keys and values overwrite the staged items.
+  K key[items];
+  V value[items];
+#pragma unroll
+  for (int s = 0; s < items; ++s) {
+    if (std::uint32_t(s) < mine_count) {
+      value[s] = values_s[first + s];
+      if (head_bits & (1u << s)) key[s] = keys_s[first + s];
+    }
+  }
+  __syncthreads();
   const std::uint32_t base = runs_before_tile;
   std::uint32_t run = carry_in.boundaries;  // heads before this item
   V acc = carry_in.partial;                 // meaningful once run > 0
 #pragma unroll
   for (int s = 0; s < items; ++s) {
     if (std::uint32_t(s) < mine_count) {
-      const V v = values_s[first + s];
+      const V v = value[s];
       if (head_bits & (1u << s)) {
         if (run > 0) reduced_s[run - base] = acc;  // run - 1 - (base - 1)
-        unique_s[run - base] = keys_s[first + s];
+        unique_s[run - base] = key[s];
         ++run;
         acc = v;
       } else {
