@@ -356,7 +356,7 @@ TEST_CASE("n == 0 launches nothing and leaves the output untouched", "[gpu][cont
 
 TEST_CASE("one context stays correct across interleaved types and sizes", "[gpu][contract]") {
   // Every call below reuses the context's cached status words: bigger and
-  // smaller launches, packed (4-byte) and split (8-byte) layouts, the same size
+  // smaller launches, packed (4-byte) and paired (8-byte) layouts, the same size
   // twice in a row. All are enqueued back to back with no synchronization, so
   // only the per-launch tags keep one launch's words from another's.
   cuda_stream stream;
@@ -481,8 +481,8 @@ TEST_CASE("a fresh context grows its storage during graph capture", "[gpu][contr
   // The context has no storage when capture begins: the first captured call
   // allocates it (the library's cudaMalloc under relaxed capture mode), the
   // second, bigger one outgrows it and allocates again. Both kernels (and the
-  // status resets) must replay correctly. int64 and double use the split
-  // status layout, which also needs scratch memory.
+  // status resets) must replay correctly. int64 and double use the paired
+  // status layout (two words per tile).
   cuda_stream stream;
   const std::size_t n1 = 3 * default_tile<std::int64_t> + 5, n2 = (std::size_t(1) << 20) + 5;
   host_case<std::int64_t> a = make_case<std::int64_t>(scankit::op::plus, false, n1, "graph/fresh/a");

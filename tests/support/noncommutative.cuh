@@ -23,7 +23,7 @@
 
 namespace sktest {
 
-// ---- x -> a·x + b (mod 2^32), 8 bytes: split status layout, 2-item vectors ----
+// ---- x -> a·x + b (mod 2^32), 8 bytes: paired status layout, 2-item vectors ----
 struct affine32 {
   std::uint32_t a, b;
 };
@@ -41,7 +41,7 @@ inline affine32 random_affine32(rng& r) {
   return {std::uint32_t(r.next()) | 1u, std::uint32_t(r.next())};
 }
 
-// ---- 2×2 matrices over Z/2^32, 16 bytes: split layout, scalar loads ----
+// ---- 2×2 matrices over Z/2^32, 16 bytes: paired layout (two pairs), scalar loads ----
 struct mat2 {
   std::uint32_t m00, m01, m10, m11;
 };
