@@ -57,9 +57,9 @@ std::size_t run_reduce_by_key(context& ctx, const K* d_keys, const V* d_values, 
     constexpr std::size_t smem = reduce_by_key_smem_bytes<K, V>();
     static const bool configured = (allow_dynamic_smem(kernel, smem), true);
     (void)configured;
-    const bool bulk_loads =
+    const bool vector_loads =
         reinterpret_cast<std::uintptr_t>(d_keys) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_values) % 16 == 0;
-    const reduce_by_key_launch L{n, std::uint32_t(num_tiles), bulk_loads, ws.d_status,
+    const reduce_by_key_launch L{n, std::uint32_t(num_tiles), vector_loads, ws.d_status,
                                  static_cast<unsigned char*>(ws.d_scratch) + count_bytes, d_result};
     kernel<<<unsigned(num_tiles), shape::threads, smem, ctx.stream()>>>(d_keys, d_values, d_unique_keys, d_reduced,
                                                                         op, equal, L);

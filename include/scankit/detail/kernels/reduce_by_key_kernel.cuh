@@ -9,7 +9,7 @@
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
 #include <scankit/detail/ragged/segment_carry.cuh>
-#include <scankit/detail/thread/bulk_copy.cuh>
+#include <scankit/detail/thread/tile_vectors.cuh>
 
 #include <cstdint>
 
@@ -37,7 +37,7 @@ struct reduce_by_key_shape {
 struct reduce_by_key_launch {
   std::uint64_t n;
   std::uint32_t num_tiles;
-  bool bulk_loads;          // keys and values 16-byte aligned: full tiles arrive by bulk copy
+  bool vector_loads;        // keys and values 16-byte aligned: full tiles arrive in 16-byte vectors
   std::uint64_t* d_status;  // [0] launch counter, [1 + t] tile t's word
   void* d_scratch;          // split-layout tile values
   std::size_t* d_count;     // receives the number of runs
@@ -69,25 +69,18 @@ __global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads, reduce_by_
   V* const reduced_s = values_s;  // after phase 3's barrier: run base - 1 + k at k
   __shared__ typename block_scan::storage scan_storage;
   __shared__ launch_ticket ticket;
-  __shared__ std::uint64_t loaded;  // mbarrier of the bulk copy
-  __shared__ bool copied;
   __shared__ K key_before;          // the key before the tile
   __shared__ std::uint32_t runs_before_tile, heads_in_tile;
 
-  // Phase 0: ticket, then the tile's bulk copy (full, aligned tiles) and the
-  // key before it.
+  // Phase 0: ticket and the key before the tile, then the tile: full aligned
+  // tiles in 16-byte vectors, every load of keys and values issued before
+  // any store (measured on the H200 at 2^28 against a bulk copy of the
+  // tile: 14-18 % faster for 16-byte pairs, 1.5 % for 8-byte ones), other
+  // tiles item by item.
   const bool single_tile = L.num_tiles == 1;
   if (threadIdx.x == 0) {
     ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
     const std::uint64_t first = std::uint64_t(ticket.tile) * tile_items;
-    copied = L.bulk_loads && first + tile_items <= L.n;
-    if (copied) {
-      mbarrier_init(&loaded);
-      mbarrier_expect_bytes(&loaded, tile_items * std::uint32_t(sizeof(K) + sizeof(V)));
-      bulk_copy_to_shared(keys_s, d_keys + first, tile_items * std::uint32_t(sizeof(K)), &loaded);
-      bulk_copy_to_shared(values_s, d_values + first, tile_items * std::uint32_t(sizeof(V)), &loaded);
-      mbarrier_arrive(&loaded);
-    }
     if (first > 0) key_before = d_keys[first - 1];
   }
   __syncthreads();
@@ -95,15 +88,20 @@ __global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads, reduce_by_
   const std::uint64_t begin = std::uint64_t(my.tile) * tile_items;
   const std::uint32_t count = std::uint32_t(L.n - begin < tile_items ? L.n - begin : tile_items);
   const bool last_tile = my.tile + 1 == L.num_tiles;
-  if (copied) {
-    mbarrier_wait(&loaded, 0);
+  if (L.vector_loads && count == tile_items) {
+    tile_vectors<threads, tile_items * sizeof(K)> key_vectors;
+    tile_vectors<threads, tile_items * sizeof(V)> value_vectors;
+    key_vectors.load(d_keys + begin);
+    value_vectors.load(d_values + begin);
+    key_vectors.store(keys_s);
+    value_vectors.store(values_s);
   } else {
     for (std::uint32_t i = threadIdx.x; i < count; i += threads) {
       keys_s[i] = d_keys[begin + i];
       values_s[i] = d_values[begin + i];
     }
-    __syncthreads();
   }
+  __syncthreads();
 
   // Phase 1: each thread reduces its consecutive items: which of them are
   // run heads (one bit each), how many, and the partial reduction of its
