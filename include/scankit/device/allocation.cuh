@@ -62,8 +62,9 @@ void allocation_offsets_async(context& ctx, const Size* d_sizes, std::size_t n, 
   if (timing == total_timing::first) {
     ctx.acquire(0, 0);
     detail::throw_on_cuda_error(cudaMemsetAsync(d_offsets + n, 0, sizeof(Offset), ctx.stream()), "cudaMemsetAsync");
-    detail::sum_sizes_kernel<<<detail::grid_stride_blocks(n, 256) / 4 + 1, 256, 0, ctx.stream()>>>(d_sizes, n,
-                                                                                                   d_offsets + n);
+    constexpr int threads = detail::sum_sizes_threads;
+    detail::sum_sizes_kernel<<<detail::grid_stride_blocks(n, threads) / 4 + 1, threads, 0, ctx.stream()>>>(
+        d_sizes, n, d_offsets + n);
     detail::throw_on_cuda_error(cudaGetLastError(), "allocation total kernel launch");
     announce_total();
     detail::dispatch_scan<true, tuning>(ctx, d_sizes, d_offsets, n, plus{}, zero, "allocation_offsets");

@@ -10,10 +10,14 @@
 
 namespace scankit::detail {
 
+inline constexpr int sum_sizes_threads = 256;
+
 /// *d_total += sizes[0] + ... + sizes[n-1] (wrapping in Offset's unsigned
-/// type); *d_total must be zeroed first. Grid-stride; one atomic per block.
+/// type); *d_total must be zeroed first. Grid-stride, sum_sizes_threads per
+/// block; one atomic per block.
 template <class Size, class Offset>
-__global__ void __launch_bounds__(256) sum_sizes_kernel(const Size* d_sizes, std::size_t n, Offset* d_total) {
+__global__ void __launch_bounds__(sum_sizes_threads)
+    sum_sizes_kernel(const Size* d_sizes, std::size_t n, Offset* d_total) {
   using word = std::conditional_t<sizeof(Offset) == 8, unsigned long long, unsigned int>;
   static_assert(sizeof(word) == sizeof(Offset), "4- or 8-byte offsets");
   word sum = 0;
@@ -23,7 +27,7 @@ __global__ void __launch_bounds__(256) sum_sizes_kernel(const Size* d_sizes, std
     sum += word(Offset(d_sizes[i])) + word(Offset(d_sizes[i + stride])) + word(Offset(d_sizes[i + 2 * stride])) +
            word(Offset(d_sizes[i + 3 * stride]));
   for (; i < n; i += stride) sum += word(Offset(d_sizes[i]));
-  block_add_to<256>(sum, reinterpret_cast<word*>(d_total));
+  block_add_to<sum_sizes_threads>(sum, reinterpret_cast<word*>(d_total));
 }
 
 /// *d_first_bad = min over bad i of i, for the boundaries offsets[0 ..

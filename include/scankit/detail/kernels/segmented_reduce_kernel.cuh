@@ -206,7 +206,9 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     auto bound_slot = [&](std::uint32_t k) { return reinterpret_cast<std::uint32_t*>(slots + smem::slot_at(k)); };
     auto closed_slot = [&](std::uint32_t k) { return reinterpret_cast<T*>(slots + smem::slot_at(k)); };
     {
-      if (sizeof(Offset) <= 4 && m.b_end <= 0xffffffffu) {  // 32-bit arithmetic
+      // 32-bit arithmetic where it suffices (64-bit for every tile measured
+      // 10 % slower for segments of 1, 5 % for segments of 4: H200, 2^28).
+      if (sizeof(Offset) <= 4 && m.b_end <= 0xffffffffu) {
         const std::uint32_t b_begin = std::uint32_t(m.b_begin);
         for (std::uint32_t k = threadIdx.x; k < na; k += threads) {
           const std::uint32_t o = std::uint32_t(offset_index(raw[k]));

@@ -24,6 +24,19 @@ __host__ __device__ __forceinline__ std::uint64_t offset_index(Offset o) {
   return std::uint64_t(std::make_unsigned_t<Offset>(o));
 }
 
+/// Bisection of [lo, hi): the first k for which `before(k)` is false (hi if
+/// none), assuming `before` is true up to some k and false after it. Whatever
+/// `before` returns, the result stays in [lo, hi].
+template <class Index, class Before>
+__device__ __forceinline__ Index bisect_split(Before before, Index lo, Index hi) {
+  while (lo < hi) {
+    const Index mid = lo + (hi - lo) / 2;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /// Boundaries before diagonal d (a + b = d, a boundaries and b items
 /// consumed): the first a in [max(0, d - num_items), min(d, num_boundaries)]
 /// whose boundary comes after item d - a - 1. `boundary(k)` returns B[k] as
@@ -32,14 +45,10 @@ __host__ __device__ __forceinline__ std::uint64_t offset_index(Offset o) {
 template <class Boundary>
 __device__ __forceinline__ std::uint64_t merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
                                                           std::uint64_t num_items, std::uint64_t d) {
-  std::uint64_t lo = d > num_items ? d - num_items : 0;
-  std::uint64_t hi = d < num_boundaries ? d : num_boundaries;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (boundary(mid) < d - mid) lo = mid + 1;  // boundary mid precedes item d - mid - 1
-    else hi = mid;
-  }
-  return lo;
+  const std::uint64_t lo = d > num_items ? d - num_items : 0;
+  const std::uint64_t hi = d < num_boundaries ? d : num_boundaries;
+  // Boundary k precedes item d - k - 1: the split is past k.
+  return bisect_split([&](std::uint64_t k) { return boundary(k) < d - k; }, lo, hi);
 }
 
 /// d_splits[t] = boundaries before diagonal t * tile_diagonals, t = 0 ..
@@ -133,13 +142,10 @@ struct merge_position {
 /// boundaries).
 __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* bounds_s, std::uint32_t na,
                                                            std::uint32_t nb, std::uint32_t diagonal) {
-  std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
-  while (lo < hi) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (bounds_s[padded_slot(mid)] < diagonal - mid) lo = mid + 1;
-    else hi = mid;
-  }
-  return merge_position{lo, diagonal - lo};
+  const std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  const std::uint32_t a =
+      bisect_split([&](std::uint32_t k) { return bounds_s[padded_slot(k)] < diagonal - k; }, lo, hi);
+  return merge_position{a, diagonal - a};
 }
 
 /// The split of the tile's local `diagonal` found from a guess: where it would
@@ -179,11 +185,7 @@ __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, st
         hi = k;
       }
     }
-    while (lo < hi) {
-      const std::uint32_t mid = (lo + hi) / 2;
-      if (before(mid)) lo = mid + 1;
-      else hi = mid;
-    }
+    lo = bisect_split(before, lo, hi);
   }
   return merge_position{lo, diagonal - lo};
 }

@@ -24,7 +24,7 @@ struct tile_vectors {
     const uint4* const from = static_cast<const uint4*>(src);
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
-      if (count % Threads == 0 || int(threadIdx.x) + r * Threads < count) v[r] = __ldg(from + threadIdx.x + r * Threads);
+      if (mine(r)) v[r] = __ldg(from + threadIdx.x + r * Threads);
   }
 
   /// Stores them to dst (shared memory, 16-byte aligned); the block's
@@ -33,7 +33,13 @@ struct tile_vectors {
     uint4* const to = static_cast<uint4*>(dst);
 #pragma unroll
     for (int r = 0; r < rounds; ++r)
-      if (count % Threads == 0 || int(threadIdx.x) + r * Threads < count) to[threadIdx.x + r * Threads] = v[r];
+      if (mine(r)) to[threadIdx.x + r * Threads] = v[r];
+  }
+
+ private:
+  /// Whether round r holds a vector of the tile for this thread.
+  __device__ __forceinline__ static bool mine(int r) {
+    return count % Threads == 0 || int(threadIdx.x) + r * Threads < count;
   }
 };
 
