@@ -241,15 +241,20 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     __syncthreads();
     const std::uint32_t a_end = walk_start[threadIdx.x + 1];
     const std::uint32_t b_end = min(diagonal + steps, na + nb) - a_end;
-    // Values [from, to) folded into x, in order.
-    // (Not unrolled further: the compiler's unrolling of the four-value loop
-    // costs every short run a cascade of checks.)
+    // Values [from, to) folded into x, in order: four at a time, then a pair
+    // and a single. (Not unrolled further: the compiler's unrolling of the
+    // four-value loop costs every short run a cascade of checks. The pair and
+    // single instead of a loop of up to three: power-law lengths 7 % and the
+    // giant among 1-15 4 % faster, segments of 1 2.5 % slower.)
     auto fold = [&](T x, std::uint32_t from, std::uint32_t to) {
 #pragma unroll 1
       for (; from + 4 <= to; from += 4)
         x = op(op(op(op(x, values_s[from]), values_s[from + 1]), values_s[from + 2]), values_s[from + 3]);
-#pragma unroll 1
-      for (; from < to; ++from) x = op(x, values_s[from]);
+      if (from + 2 <= to) {
+        x = op(op(x, values_s[from]), values_s[from + 1]);
+        from += 2;
+      }
+      if (from < to) x = op(x, values_s[from]);
       return x;
     };
     std::uint32_t b = start.b;
