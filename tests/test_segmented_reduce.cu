@@ -681,6 +681,20 @@ TEST_CASE("invalid offsets give unspecified sums but no access out of bounds", "
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
+// The merge-path partition takes a warp per split up to 32 splits per SM and
+// a thread per split beyond (detail/ragged/merge_path_dispatch.cuh): the
+// cases above are small, so this one has enough values for the thread path.
+TEST_CASE("invalid offsets with many tiles give no access out of bounds", "[gpu][segmented_reduce]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  int device = 0, sms = 0;
+  SKTEST_CUDA(cudaGetDevice(&device));
+  SKTEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::size_t nv = (std::size_t(sms) * 32 + 1024) * sr_tile<std::int32_t>;
+  for (int kind = 0; kind < 5; ++kind) broken_case<std::int32_t>(ctx, stream, kind, 3000, nv);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
 TEST_CASE("invalid offsets under memcheck (no access out of bounds)", "[gpu][segmented_reduce][memcheck]") {
   cuda_stream stream;
   scankit::context ctx(stream);
