@@ -27,10 +27,10 @@ namespace scankit::detail {
 /// 4 are 7 % faster.)
 template <class K, class V>
 struct reduce_by_key_shape {
-  static constexpr bool narrow = sizeof(K) + sizeof(V) <= 8;
-  static constexpr int threads = narrow ? 384 : 256;
-  static constexpr int items = sizeof(K) + sizeof(V) <= 16 ? 9 : 7;
-  static constexpr int min_blocks = sizeof(K) + sizeof(V) <= 16 ? 5 : 1;
+  static constexpr std::size_t pair_bytes = sizeof(K) + sizeof(V);
+  static constexpr int threads = pair_bytes <= 8 ? 384 : 256;
+  static constexpr int items = pair_bytes <= 16 ? 9 : 7;
+  static constexpr int min_blocks = pair_bytes <= 16 ? 5 : 1;
   static constexpr std::uint32_t tile_items = std::uint32_t(threads) * items;
 };
 

@@ -26,6 +26,18 @@ __host__ __device__ __forceinline__ std::uint64_t offset_index(Offset o) {
   return std::uint64_t(std::make_unsigned_t<Offset>(o));
 }
 
+/// Where the split of diagonal d (a + b = d) can lie: a in [lo, hi], at least
+/// d - num_items boundaries (no more items exist) and at most
+/// min(d, num_boundaries).
+template <class Index>
+struct split_range {
+  Index lo, hi;
+};
+template <class Index>
+__device__ __forceinline__ split_range<Index> diagonal_split_range(Index d, Index num_boundaries, Index num_items) {
+  return {d > num_items ? d - num_items : Index(0), d < num_boundaries ? d : num_boundaries};
+}
+
 /// Bisection of [lo, hi): the first k for which `before(k)` is false (hi if
 /// none), assuming `before` is true up to some k and false after it. Whatever
 /// `before` returns, the result stays in [lo, hi].
@@ -47,10 +59,9 @@ __device__ __forceinline__ Index bisect_split(Before before, Index lo, Index hi)
 template <class Boundary>
 __device__ __forceinline__ std::uint64_t merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
                                                           std::uint64_t num_items, std::uint64_t d) {
-  const std::uint64_t lo = d > num_items ? d - num_items : 0;
-  const std::uint64_t hi = d < num_boundaries ? d : num_boundaries;
+  const split_range<std::uint64_t> range = diagonal_split_range(d, num_boundaries, num_items);
   // Boundary k precedes item d - k - 1: the split is past k.
-  return bisect_split([&](std::uint64_t k) { return boundary(k) < d - k; }, lo, hi);
+  return bisect_split([&](std::uint64_t k) { return boundary(k) < d - k; }, range.lo, range.hi);
 }
 
 /// merge_path_split by a whole warp (all 32 lanes, the same d; every lane
@@ -63,8 +74,8 @@ template <class Boundary>
 __device__ __forceinline__ std::uint64_t warp_merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
                                                                std::uint64_t num_items, std::uint64_t d) {
   const unsigned lane = unsigned(lane_id());
-  std::uint64_t lo = d > num_items ? d - num_items : 0;  // the split is in [lo, hi]
-  std::uint64_t hi = d < num_boundaries ? d : num_boundaries;
+  const split_range<std::uint64_t> range = diagonal_split_range(d, num_boundaries, num_items);
+  std::uint64_t lo = range.lo, hi = range.hi;  // the split is in [lo, hi]
   while (lo < hi) {
     const std::uint64_t chunk = (hi - lo + warp_threads - 1) / warp_threads;
     const std::uint64_t first = lo + lane * chunk;  // this lane's chunk: [first, last]
@@ -179,9 +190,9 @@ struct merge_position {
 /// boundaries).
 __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* bounds_s, std::uint32_t na,
                                                            std::uint32_t nb, std::uint32_t diagonal) {
-  const std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  const split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
   const std::uint32_t a =
-      bisect_split([&](std::uint32_t k) { return bounds_s[padded_slot(k)] < diagonal - k; }, lo, hi);
+      bisect_split([&](std::uint32_t k) { return bounds_s[padded_slot(k)] < diagonal - k; }, range.lo, range.hi);
   return merge_position{a, diagonal - a};
 }
 
@@ -195,7 +206,8 @@ __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* 
 template <class Boundary>
 __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, std::uint32_t na, std::uint32_t nb,
                                                            std::uint32_t diagonal) {
-  std::uint32_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  const split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
+  std::uint32_t lo = range.lo, hi = range.hi;
   // before(k): boundary k precedes item diagonal - k - 1, so the split is past k.
   auto before = [&](std::uint32_t k) { return boundary(k) < diagonal - k; };
   if (lo < hi) {
