@@ -201,17 +201,31 @@ __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* 
 /// a galloping search brackets the split (1, 2, 4, ... steps out), then
 /// bisects the bracket: a few dependent reads where segment lengths are even,
 /// at most about twice a plain binary search's where they are not.
-/// `boundary(k)` returns the staged boundary k (tile-relative). Stays within
-/// [max(0, diagonal - nb), min(diagonal, na)] whatever the boundaries hold.
-template <class Boundary>
+/// `boundary(k)` returns the staged boundary k (tile-relative, in [0, nb]).
+///
+/// With Weight w > 1 a boundary counts as w steps of the merge and an item as
+/// one (the diagonals then run to nb + w * na): boundary k starts at w * k +
+/// B[k], so the split of `diagonal` d is a = the boundaries that start before
+/// d, and b = the items that start before d. Whatever the boundaries hold, a
+/// stays within [ceil((d - nb) / w), min(na, ceil(d / w))] and b within [0, nb].
+template <std::uint32_t Weight = 1, class Boundary>
 __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, std::uint32_t na, std::uint32_t nb,
                                                            std::uint32_t diagonal) {
-  const split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
+  static_assert(Weight >= 1, "a boundary weighs at least one step");
+  split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
+  if constexpr (Weight > 1) {
+    // At least the boundaries that start before d even after every item (w * k + nb < d),
+    // at most those that start before d with no item before them (w * k < d).
+    const std::uint32_t after_items = diagonal > nb ? diagonal - nb : 0u;
+    const std::uint32_t without_items = (diagonal + Weight - 1) / Weight;
+    range = {(after_items + Weight - 1) / Weight, without_items < na ? without_items : na};
+  }
   std::uint32_t lo = range.lo, hi = range.hi;
-  // before(k): boundary k precedes item diagonal - k - 1, so the split is past k.
-  auto before = [&](std::uint32_t k) { return boundary(k) < diagonal - k; };
+  // before(k): boundary k starts before the diagonal (for w = 1: it precedes
+  // item diagonal - k - 1), so the split is past k.
+  auto before = [&](std::uint32_t k) { return boundary(k) < diagonal - Weight * k; };
   if (lo < hi) {
-    std::uint32_t guess = std::uint32_t(float(diagonal) * __fdividef(float(na), float(na + nb)));
+    std::uint32_t guess = std::uint32_t(float(diagonal) * __fdividef(float(na), float(Weight * na + nb)));
     guess = guess < lo ? lo : guess >= hi ? hi - 1 : guess;
     if (before(guess)) {
       lo = guess + 1;
@@ -236,7 +250,16 @@ __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, st
     }
     lo = bisect_split(before, lo, hi);
   }
-  return merge_position{lo, diagonal - lo};
+  if constexpr (Weight == 1) {
+    return merge_position{lo, diagonal - lo};
+  } else {
+    // The items before the split: d - w * lo, or those before boundary
+    // lo - 1 where that boundary starts before d and ends after it. (Never
+    // more than B[lo]: boundary lo starts at or after d. In [0, nb] whatever
+    // the boundaries hold, as lo >= (d - nb) / w.)
+    const std::uint32_t b = diagonal > Weight * lo ? diagonal - Weight * lo : 0u;
+    return merge_position{lo, lo > 0 ? max(b, boundary(lo - 1)) : b};
+  }
 }
 
 /// Walks `steps` (at most Steps) of the tile's merge from p: calls
