@@ -28,8 +28,10 @@
 
 namespace scankit::detail {
 
-/// Threads and merge steps per thread (odd, so that threads walking runs of
-/// values read different shared-memory banks). For 4-byte values, sweeps of
+/// Threads, and merge steps per thread: a tile holds threads x steps values
+/// and boundaries (steps odd, so that threads walking runs of values read
+/// different shared-memory banks where a tile holds no boundary; the threads
+/// share a tile by cost, see boundary_weight). For 4-byte values, sweeps of
 /// 64-384 threads x 15-31 steps (int32 sum, 2^28 values, H200) found 384 x 23
 /// the best overall: longer tiles spread the per-tile costs (block scan,
 /// barriers, staging); 256 x 31 was up to 5 % faster for segments of 1-256

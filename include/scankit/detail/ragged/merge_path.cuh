@@ -196,33 +196,28 @@ __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* 
   return merge_position{a, diagonal - a};
 }
 
-/// The split of the tile's local `diagonal` found from a guess: where it would
-/// be if boundaries and items were spread evenly over the tile. From the guess
-/// a galloping search brackets the split (1, 2, 4, ... steps out), then
-/// bisects the bracket: a few dependent reads where segment lengths are even,
-/// at most about twice a plain binary search's where they are not.
-/// `boundary(k)` returns the staged boundary k (tile-relative, in [0, nb]).
-///
-/// With Weight w > 1 a boundary counts as w steps of the merge and an item as
-/// one (the diagonals then run to nb + w * na): boundary k starts at w * k +
-/// B[k], so the split of `diagonal` d is a = the boundaries that start before
-/// d, and b = the items that start before d. Whatever the boundaries hold, a
+/// The split of the tile's local `diagonal` when a boundary counts as Weight
+/// (w) steps of the merge and an item as one (the diagonals then run to nb +
+/// w * na): boundary k starts at w * k + B[k], so the split of diagonal d is
+/// a = the boundaries that start before d, b = the items that start before
+/// it. `boundary(k)` returns the staged boundary k (tile-relative, in [0,
+/// nb]). The search starts from a guess — where the split would be if
+/// boundaries and items were spread evenly over the tile — then gallops to
+/// bracket the split (1, 2, 4, ... steps out) and bisects the bracket: a few
+/// dependent reads where segment lengths are even, at most about twice a
+/// plain binary search's where they are not. Whatever the boundaries hold, a
 /// stays within [ceil((d - nb) / w), min(na, ceil(d / w))] and b within [0, nb].
-template <std::uint32_t Weight = 1, class Boundary>
+template <std::uint32_t Weight, class Boundary>
 __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, std::uint32_t na, std::uint32_t nb,
                                                            std::uint32_t diagonal) {
   static_assert(Weight >= 1, "a boundary weighs at least one step");
-  split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
-  if constexpr (Weight > 1) {
-    // At least the boundaries that start before d even after every item (w * k + nb < d),
-    // at most those that start before d with no item before them (w * k < d).
-    const std::uint32_t after_items = diagonal > nb ? diagonal - nb : 0u;
-    const std::uint32_t without_items = (diagonal + Weight - 1) / Weight;
-    range = {(after_items + Weight - 1) / Weight, without_items < na ? without_items : na};
-  }
-  std::uint32_t lo = range.lo, hi = range.hi;
-  // before(k): boundary k starts before the diagonal (for w = 1: it precedes
-  // item diagonal - k - 1), so the split is past k.
+  // At least the boundaries that start before d even after every item
+  // (w * k + nb < d), at most those that start before d with no item before
+  // them (w * k < d).
+  const std::uint32_t after_items = diagonal > nb ? diagonal - nb : 0u;
+  const std::uint32_t without_items = (diagonal + Weight - 1) / Weight;
+  std::uint32_t lo = (after_items + Weight - 1) / Weight, hi = without_items < na ? without_items : na;
+  // before(k): boundary k starts before the diagonal, so the split is past k.
   auto before = [&](std::uint32_t k) { return boundary(k) < diagonal - Weight * k; };
   if (lo < hi) {
     std::uint32_t guess = std::uint32_t(float(diagonal) * __fdividef(float(na), float(Weight * na + nb)));
@@ -250,16 +245,12 @@ __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, st
     }
     lo = bisect_split(before, lo, hi);
   }
-  if constexpr (Weight == 1) {
-    return merge_position{lo, diagonal - lo};
-  } else {
-    // The items before the split: d - w * lo, or those before boundary
-    // lo - 1 where that boundary starts before d and ends after it. (Never
-    // more than B[lo]: boundary lo starts at or after d. In [0, nb] whatever
-    // the boundaries hold, as lo >= (d - nb) / w.)
-    const std::uint32_t b = diagonal > Weight * lo ? diagonal - Weight * lo : 0u;
-    return merge_position{lo, lo > 0 ? max(b, boundary(lo - 1)) : b};
-  }
+  // The items before the split: d - w * lo, or those before boundary lo - 1
+  // where that boundary starts before d and ends after it. (Never more than
+  // B[lo]: boundary lo starts at or after d. In [0, nb] whatever the
+  // boundaries hold, as lo >= (d - nb) / w.)
+  const std::uint32_t b = diagonal > Weight * lo ? diagonal - Weight * lo : 0u;
+  return merge_position{lo, lo > 0 ? max(b, boundary(lo - 1)) : b};
 }
 
 /// Walks `steps` (at most Steps) of the tile's merge from p: calls
