@@ -565,6 +565,26 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
   }
   SKTEST_CUDA(cudaGraphExecDestroy(exec));
   SKTEST_CUDA(cudaGraphDestroy(graph));
+
+  // Partition under capture: its selection kernel is launched as the
+  // programmatic dependent of the counting pre-pass (an edge of its own in
+  // the graph).
+  SKTEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+  SKTEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  SKTEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    const std::vector<std::uint8_t> fresh = make_flags<std::uint8_t>(n, 5 + 45 * replay, r);
+    d_flags.upload(fresh, stream);
+    d_out.poison(stream);
+    SKTEST_CUDA(cudaGraphLaunch(exec, stream));
+    const std::size_t count = read_device_count(d_count, stream);
+    CAPTURE(replay);
+    REQUIRE(count == reference_compact(in, fresh).size());
+    CHECK(d_out.download(stream, 0, n) == reference_partition(in, fresh));
+  }
+  SKTEST_CUDA(cudaGraphExecDestroy(exec));
+  SKTEST_CUDA(cudaGraphDestroy(graph));
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 

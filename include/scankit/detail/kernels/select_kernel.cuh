@@ -29,6 +29,7 @@
 // stay 32-bit inside a launch and 64-bit across them.
 #pragma once
 
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
@@ -378,7 +379,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     // draws the ticket for the refill below).
     if (threadIdx.x == 0) draw_early();
     std::uint64_t partition_total = 0;
-    if constexpr (Mode == select_mode::partition) partition_total = L.d_state->partition_total;
+    if constexpr (Mode == select_mode::partition) {
+      wait_for_earlier_grid();  // the counting pre-pass, when this launch is its dependent
+      partition_total = L.d_state->partition_total;
+    }
     if constexpr (scatter_through_shared) {
       // Every item to its slot in the tile, in shared memory — the selected
       // ones first, then (partition) the rejected ones — and the block writes

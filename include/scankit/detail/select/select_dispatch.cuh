@@ -7,6 +7,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/block/block_add_to.cuh>
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/kernels/select_kernel.cuh>
 #include <scankit/detail/launch_shape.cuh>
 #include <scankit/detail/memory_ranges.hpp>
@@ -95,6 +96,9 @@ inline constexpr int count_threads = 256;
 /// reads only what the selector needs — for flags, the flags alone — in
 /// 16-byte packs, four per thread in flight: byte flags loaded one per thread
 /// would keep too few bytes in flight to reach the memory's bandwidth.
+/// The selection kernel after it is its programmatic dependent: it stages,
+/// selects and looks back its first tiles while the count runs, and waits
+/// for the count only before its first scatter.
 template <class Item, class Selector>
 __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Item* d_in, Selector select,
                                                                        std::size_t n, std::uint64_t* d_total) {
@@ -102,6 +106,7 @@ __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Ite
   constexpr int vec = read_bytes < 16 && 16 % read_bytes == 0 ? int(16 / read_bytes) : 0;  // 0: no packs
   constexpr int pack_items = vec != 0 ? vec : 1;
   constexpr int unroll = 4;
+  allow_dependent_launch();
   const void* read_base = d_in;
   if constexpr (side_bytes_of<Selector> != 0) read_base = select.d_flags;
   const std::size_t packs = vec != 0 && reinterpret_cast<std::uintptr_t>(read_base) % 16 == 0 ? n / pack_items : 0;
@@ -162,7 +167,10 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
       if (chunk == 0) {
         throw_on_cuda_error(cudaMemsetAsync(&d_state->partition_total, 0, sizeof(std::uint64_t), ctx.stream()),
                             "cudaMemsetAsync");
-        count_selected_kernel<<<grid_stride_blocks((n + 15) / 16, count_threads), count_threads, 0, ctx.stream()>>>(
+        // One wave of at most 4 blocks per SM (1 024 threads): the selection
+        // kernel's blocks find room beside it as soon as it lets them launch.
+        const unsigned count_blocks = grid_stride_blocks((n + 15) / 16, count_threads);
+        count_selected_kernel<<<count_blocks < 4 * sms ? count_blocks : 4 * sms, count_threads, 0, ctx.stream()>>>(
             a.d_in, select, n, &d_state->partition_total);
         throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
@@ -189,8 +197,8 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     // Persistent grid: as many blocks as stay resident, never more than tiles.
     const unsigned resident = sms * unsigned(blocks_per_sm);
     const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
-    kernel<<<blocks, Tuning::threads, smem_bytes, ctx.stream()>>>(L);
-    throw_on_cuda_error(cudaGetLastError(), "selection kernel launch");
+    launch_maybe_dependent(kernel, Mode == select_mode::partition && chunk == 0, blocks, Tuning::threads, smem_bytes,
+                           ctx.stream(), "selection kernel launch", L);
   }
   if (d_count != nullptr) return 0;
   std::uint64_t count = 0;
