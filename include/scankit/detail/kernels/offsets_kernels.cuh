@@ -3,7 +3,7 @@
 // validity check of offsets.
 #pragma once
 
-#include <scankit/detail/block/block_add_to.cuh>
+#include <scankit/detail/block/block_sum.cuh>
 
 #include <cstdint>
 #include <type_traits>

@@ -64,7 +64,6 @@ struct select_carry {
 /// Device-side state of one call (in the context's scratch memory).
 struct select_state {
   select_carry carry[2];           // launch c reads carry[c % 2], its last tile writes carry[(c + 1) % 2]
-  std::uint64_t partition_total;   // partition: selected items in all of the input (counted first)
   std::uint64_t count;             // the call's result: selected items, or runs
 };
 
@@ -91,22 +90,44 @@ constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t
 /// aggregate published), one arriving by bulk copy.
 constexpr int select_stages = 3;
 
+/// Resident blocks per SM the tiles are sized for (registers are capped to
+/// match: at most 65 536 / (2 × threads) per thread).
+constexpr int select_blocks_per_sm = 2;
+
 /// Tile shape of the selection kernel: at most 32 items per thread (one bit
-/// each in a register) and at most 32 KB of items and staged flags
-/// (`SideBytes` per item) per tile (three tiles per block, two blocks per
-/// SM). 4-byte items: 512 threads × 4 rounds × 4 (3 rounds with byte flags);
-/// 8-byte: 512 × 4 × 2 (3 with byte flags); larger items fewer rounds. (384
-/// and 256 threads with the same bytes per tile measured slower: more warps
-/// overlap the per-tile phases better. For uint64, 512 instead of 384
-/// threads: 0.945× instead of 0.905× CUB on average over compact_bench's 90
-/// cases, run-length encoding +4 to +6 points of copy.)
+/// each in a register) and at most 36 KB of items and staged flags
+/// (`SideBytes` per item) per tile: three tiles per block and two blocks per
+/// SM fill the SM's 227 KB of shared memory. The kernel waits on latency,
+/// so the bytes staged per SM set its pace, and the shape is the one that
+/// comes nearest 36 KB: 512 threads and as many rounds as fit, or one round
+/// more on fewer threads (at least 384) when that holds more items.
+/// 4-byte items: 448 threads × 5 rounds × 4 (35 KB; with byte flags 448 × 4
+/// × 4, 35 KB); 8-byte: 448 × 5 × 2 (35 KB; with byte flags 512 × 4 × 2,
+/// 36 KB). Measured against CUB in the same runs (2^28): uint64 by byte
+/// flags 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB at 10 / 50 / 90 %
+/// selected, 512 × 4 (36 KB) 1.02 / 1.06 / 1.08×; uint32 by byte flags
+/// 512 × 3 (30 KB) 1.12 / 1.17 / 1.14×, 448 × 4 1.20 / 1.24 / 1.19×;
+/// uint32 compact_if 512 × 4 (32 KB) 1.04 / 1.08 / 1.16×, 448 × 5 1.08 /
+/// 1.11 / 1.18× (at 2^22 448 × 5 is 1–7 % slower: fewer, larger tiles).
+/// Smaller tiles at more blocks per SM, and 384 or 256 threads with the same
+/// bytes per tile, measured slower.
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
-  static constexpr int threads = 512;
+ private:
+  static constexpr std::size_t budget = 36 * 1024;
+  static constexpr std::size_t round_bytes = vector_items<Item> * (sizeof(Item) + SideBytes);  // per thread
   static constexpr int max_rounds = 32 / vector_items<Item>;
-  static constexpr int fit_rounds =
-      int(32 * 1024 / (std::size_t(threads) * vector_items<Item> * (sizeof(Item) + SideBytes)));
-  static constexpr int rounds = fit_rounds < 1 ? 1 : (fit_rounds < max_rounds ? fit_rounds : max_rounds);
+  static constexpr int clamp_rounds(std::size_t r) {
+    return r < 1 ? 1 : (r < std::size_t(max_rounds) ? int(r) : max_rounds);
+  }
+  static constexpr int wide_rounds = clamp_rounds(budget / (512 * round_bytes));  // on 512 threads
+  static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
+  static constexpr bool deep = wide_rounds < max_rounds && deep_threads >= 384 &&
+                               deep_threads * (wide_rounds + 1) > 512 * wide_rounds;
+
+ public:
+  static constexpr int threads = deep ? deep_threads : 512;
+  static constexpr int rounds = deep ? wide_rounds + 1 : wide_rounds;
   static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
 };
 
@@ -127,6 +148,8 @@ struct select_launch {
   const void* d_side;        // the selector's per-item data to stage beside the items (flags), or null
   bool bulk_side;            // d_side 16-byte aligned: staged by bulk copy with the items
   select_state* d_state;
+  const std::uint64_t* d_block_counts;  // partition: selected items per block of the counting pre-pass
+  std::uint32_t count_blocks;           // partition: blocks of the pre-pass
   std::size_t* d_count;      // where the caller wants the count (or null)
   std::uint64_t* d_status;   // [0] launch counter, [1 + t] tile words
   void* d_status_scratch;    // split-layout values (run-length encoding)
@@ -142,7 +165,7 @@ template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
-__global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<Item, Value, Selector> L) {
+__global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_kernel(select_launch<Item, Value, Selector> L) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<Item>;
   constexpr int warps = threads / warp_threads;
   constexpr unsigned tile_size = unsigned(tile_items<Item, Tuning>);
@@ -167,6 +190,7 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   __shared__ prefix_t warp_prefix[stages][warps];  // per buffer: warp totals, then exclusive prefixes
   __shared__ prefix_t tile_total[stages];          // per buffer: the tile's total
   __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
+  __shared__ std::uint64_t warp_counts[Mode == select_mode::partition ? warps : 1];  // partition: block counts summed by warp
   __shared__ select_carry carry;              // from the launches before this one
 
   auto count_of = [](const prefix_t& p) -> std::uint32_t {
@@ -328,6 +352,7 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
   if (warp == 0) publish_aggregate(0);
   __syncthreads();
 
+  std::uint64_t partition_total = 0;  // partition: selected items in the whole input (from the block's first tile)
   for (std::uint32_t k = 0;; ++k) {
     const int b = int(k % stages), next = int((k + 1) % stages);
     const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
@@ -378,17 +403,24 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
     // Phase 3: every selected item of this tile to its slot (thread 0 first
     // draws the ticket for the refill below).
     if (threadIdx.x == 0) draw_early();
-    std::uint64_t partition_total = 0;
-    if constexpr (Mode == select_mode::partition) {
-      wait_for_earlier_grid();  // the counting pre-pass, when this launch is its dependent
-      partition_total = L.d_state->partition_total;
-    }
     if constexpr (scatter_through_shared) {
       // Every item to its slot in the tile, in shared memory — the selected
       // ones first, then (partition) the rejected ones — and the block writes
       // the tile's one or two runs with consecutive threads on consecutive
       // addresses, so stores fill whole sectors. Run-length encoding then
       // writes its run lengths the same way (below).
+      if constexpr (Mode == select_mode::partition) {
+        if (k == 0) {
+          // The block's first tile: the pre-pass's block counts (waiting
+          // for it when this launch is its dependent), summed by warp here
+          // and over the warps after the barrier below.
+          wait_for_earlier_grid();
+          std::uint64_t counted = 0;
+          for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) counted += L.d_block_counts[c];
+          counted = warp_reduce(counted, warp_threads, [](std::uint64_t x, std::uint64_t y) { return x + y; });
+          if (lane == 0) warp_counts[warp] = counted;
+        }
+      }
       Item v[rounds][vec];
 #pragma unroll
       for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
@@ -396,6 +428,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
       unsigned round_slot[rounds];                       // slot of this thread's first item of round r
       __syncthreads();  // every item is in registers: the buffer may be rearranged
+      if constexpr (Mode == select_mode::partition)
+        if (k == 0)
+#pragma unroll
+          for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
@@ -410,7 +446,10 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
           if (selected) {
             staged[slot] = v[r][j];
           } else if constexpr (Mode == select_mode::partition) {
-            if (full_tile || tile_begin + i + j < L.chunk_items) staged[tile_selected + (i + j - slot)] = v[r][j];
+            // Rejected: after the tile's selected items. A slot past the end
+            // of a partial tile is never selected, so it lands on itself,
+            // past what the block writes out.
+            staged[tile_selected + (i + j - slot)] = v[r][j];
           }
           slot += selected;
         }
@@ -418,7 +457,8 @@ __global__ void __launch_bounds__(Tuning::threads) select_kernel(select_launch<I
       }
       __syncthreads();
       const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
-      const std::uint64_t first_rejected = partition_total + (tile_global - first);
+      std::uint64_t first_rejected = 0;
+      if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
       const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
       const unsigned written = Mode == select_mode::partition ? items : tile_selected;
       for (unsigned k = threadIdx.x; k < written; k += threads)

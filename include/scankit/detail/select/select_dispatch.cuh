@@ -6,7 +6,7 @@
 #pragma once
 
 #include <scankit/context.hpp>
-#include <scankit/detail/block/block_add_to.cuh>
+#include <scankit/detail/block/block_sum.cuh>
 #include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/kernels/select_kernel.cuh>
 #include <scankit/detail/launch_shape.cuh>
@@ -92,7 +92,8 @@ __device__ __forceinline__ unsigned pack_bits(const uint4& pack, const Selector&
 /// Threads per block of the counting pre-pass.
 inline constexpr int count_threads = 256;
 
-/// Counts the selected items into *d_total (zeroed first) for partition. It
+/// Counts the selected items for partition: block b writes its count to
+/// d_block_counts[b] (every block writes, so nothing is zeroed first). It
 /// reads only what the selector needs — for flags, the flags alone — in
 /// 16-byte packs, four per thread in flight: byte flags loaded one per thread
 /// would keep too few bytes in flight to reach the memory's bandwidth.
@@ -101,7 +102,7 @@ inline constexpr int count_threads = 256;
 /// for the count only before its first scatter.
 template <class Item, class Selector>
 __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Item* d_in, Selector select,
-                                                                       std::size_t n, std::uint64_t* d_total) {
+                                                                       std::size_t n, std::uint64_t* d_block_counts) {
   constexpr std::size_t read_bytes = side_bytes_of<Selector> != 0 ? side_bytes_of<Selector> : sizeof(Item);
   constexpr int vec = read_bytes < 16 && 16 % read_bytes == 0 ? int(16 / read_bytes) : 0;  // 0: no packs
   constexpr int pack_items = vec != 0 ? vec : 1;
@@ -131,7 +132,8 @@ __global__ void __launch_bounds__(count_threads) count_selected_kernel(const Ite
     const Item one[1] = {d_in[i]};
     count += select.template bits<1>(one, d_in + i, i, 1) & 1u;
   }
-  block_add_to<count_threads>(static_cast<unsigned long long>(count), reinterpret_cast<unsigned long long*>(d_total));
+  const auto block_count = block_sum<count_threads>(static_cast<unsigned long long>(count));
+  if (threadIdx.x == 0) d_block_counts[blockIdx.x] = block_count;
 }
 
 /// The single-pass selection (default policy). Returns the count when
@@ -157,21 +159,26 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     return blocks > 0 ? blocks : 1;
   }();
 
+  // Partition's counting pre-pass: one wave of at most 4 blocks per SM
+  // (1 024 threads), so the selection kernel's blocks find room beside it as
+  // soon as it lets them launch; its block counts follow the state.
+  unsigned count_blocks = 0;
+  if constexpr (Mode == select_mode::partition) {
+    count_blocks = grid_stride_blocks((n + 15) / 16, count_threads);
+    if (count_blocks > 4 * sms) count_blocks = 4 * sms;
+  }
+  const std::size_t counts_bytes = (count_blocks * sizeof(std::uint64_t) + 255) / 256 * 256;
+
   select_state* d_state = nullptr;
   for (std::size_t begin = 0, chunk = 0; begin < n; begin += chunk_items, ++chunk) {
     // One acquire per launch: each launch draws its own status tag.
-    const workspace_view ws =
-        ctx.acquire(1 + tile_status<prefix_t>::words(max_tiles), state_bytes + tile_status<prefix_t>::scratch_bytes(max_tiles));
+    const workspace_view ws = ctx.acquire(1 + tile_status<prefix_t>::words(max_tiles),
+                                          state_bytes + counts_bytes + tile_status<prefix_t>::scratch_bytes(max_tiles));
     d_state = static_cast<select_state*>(ws.d_scratch);
+    auto* const d_block_counts = reinterpret_cast<std::uint64_t*>(static_cast<unsigned char*>(ws.d_scratch) + state_bytes);
     if constexpr (Mode == select_mode::partition) {
       if (chunk == 0) {
-        throw_on_cuda_error(cudaMemsetAsync(&d_state->partition_total, 0, sizeof(std::uint64_t), ctx.stream()),
-                            "cudaMemsetAsync");
-        // One wave of at most 4 blocks per SM (1 024 threads): the selection
-        // kernel's blocks find room beside it as soon as it lets them launch.
-        const unsigned count_blocks = grid_stride_blocks((n + 15) / 16, count_threads);
-        count_selected_kernel<<<count_blocks < 4 * sms ? count_blocks : 4 * sms, count_threads, 0, ctx.stream()>>>(
-            a.d_in, select, n, &d_state->partition_total);
+        count_selected_kernel<<<count_blocks, count_threads, 0, ctx.stream()>>>(a.d_in, select, n, d_block_counts);
         throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
     }
@@ -191,9 +198,11 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     L.d_side = a.d_flags;
     L.bulk_side = reinterpret_cast<std::uintptr_t>(a.d_flags) % 16 == 0;
     L.d_state = d_state;
+    L.d_block_counts = d_block_counts;
+    L.count_blocks = count_blocks;
     L.d_count = d_count;
     L.d_status = ws.d_status;
-    L.d_status_scratch = static_cast<unsigned char*>(ws.d_scratch) + state_bytes;
+    L.d_status_scratch = static_cast<unsigned char*>(ws.d_scratch) + state_bytes + counts_bytes;
     // Persistent grid: as many blocks as stay resident, never more than tiles.
     const unsigned resident = sms * unsigned(blocks_per_sm);
     const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
