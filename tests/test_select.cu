@@ -159,6 +159,32 @@ std::size_t read_device_count(const device_buffer<std::size_t>& d_count, cudaStr
   return d_count.download(stream).at(0);
 }
 
+/// Captures `call` (a call on n items and their flags in d_flags, writing its
+/// count to d_count) into a CUDA graph and replays it three times on fresh
+/// byte flags (10, 50, 90 % selected), d_out poisoned before each;
+/// check(flags, count) checks a replay.
+template <class T, class Call, class Check>
+void replay_on_fresh_flags(cudaStream_t stream, std::size_t n, device_buffer<std::uint8_t>& d_flags,
+                           device_buffer<T>& d_out, const device_buffer<std::size_t>& d_count, rng& r, Call call,
+                           Check check) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  SKTEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  call();
+  SKTEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  SKTEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    CAPTURE(replay);
+    const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 10 + 40 * replay, r);
+    d_flags.upload(flags, stream);
+    d_out.poison(stream);
+    SKTEST_CUDA(cudaGraphLaunch(exec, stream));
+    check(flags, read_device_count(d_count, stream));
+  }
+  SKTEST_CUDA(cudaGraphExecDestroy(exec));
+  SKTEST_CUDA(cudaGraphDestroy(graph));
+}
+
 // ---- 1. compact by flags, every type × flag type × rate × size ---------------------
 
 struct flag_is_set {
@@ -543,48 +569,27 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
   scankit::compact_async(ctx, d_in.data(), d_flags.data(), d_out.data(), 0, d_count.data());
   CHECK(read_device_count(d_count, stream) == 0);
 
-  // Graph capture of the async twin, replayed on fresh input.
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
+  // Graph capture of the async twin, replayed on fresh flags.
   d_in.upload(in, stream);
-  d_flags.upload(flags, stream);
-  SKTEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  scankit::compact_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
-  SKTEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  SKTEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 3; ++replay) {
-    const std::vector<std::uint8_t> fresh = make_flags<std::uint8_t>(n, 10 + 40 * replay, r);
-    d_flags.upload(fresh, stream);
-    d_out.poison(stream);
-    SKTEST_CUDA(cudaGraphLaunch(exec, stream));
-    const std::size_t count = read_device_count(d_count, stream);
-    const std::vector<std::uint32_t> expected = reference_compact(in, fresh);
-    CAPTURE(replay);
-    REQUIRE(count == expected.size());
-    CHECK(d_out.download(stream, 0, count) == expected);
-  }
-  SKTEST_CUDA(cudaGraphExecDestroy(exec));
-  SKTEST_CUDA(cudaGraphDestroy(graph));
+  replay_on_fresh_flags(
+      stream, n, d_flags, d_out, d_count, r,
+      [&] { scankit::compact_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
+      [&](const std::vector<std::uint8_t>& fresh, std::size_t count) {
+        const std::vector<std::uint32_t> expected = reference_compact(in, fresh);
+        REQUIRE(count == expected.size());
+        CHECK(d_out.download(stream, 0, count) == expected);
+      });
 
   // Partition under capture: its selection kernel is launched as the
   // programmatic dependent of the counting pre-pass (an edge of its own in
   // the graph).
-  SKTEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
-  SKTEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  SKTEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 3; ++replay) {
-    const std::vector<std::uint8_t> fresh = make_flags<std::uint8_t>(n, 5 + 45 * replay, r);
-    d_flags.upload(fresh, stream);
-    d_out.poison(stream);
-    SKTEST_CUDA(cudaGraphLaunch(exec, stream));
-    const std::size_t count = read_device_count(d_count, stream);
-    CAPTURE(replay);
-    REQUIRE(count == reference_compact(in, fresh).size());
-    CHECK(d_out.download(stream, 0, n) == reference_partition(in, fresh));
-  }
-  SKTEST_CUDA(cudaGraphExecDestroy(exec));
-  SKTEST_CUDA(cudaGraphDestroy(graph));
+  replay_on_fresh_flags(
+      stream, n, d_flags, d_out, d_count, r,
+      [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
+      [&](const std::vector<std::uint8_t>& fresh, std::size_t count) {
+        REQUIRE(count == reference_compact(in, fresh).size());
+        CHECK(d_out.download(stream, 0, n) == reference_partition(in, fresh));
+      });
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -810,7 +815,7 @@ __global__ void fill_large(std::uint32_t* d, std::size_t n, std::uint64_t seed, 
     d[i] = runs ? large_run_item(seed, i) : large_item(seed, i);
 }
 
-TEST_CASE("compact_if and run_length_encode past 2^31 items (several launches)", "[gpu][large][select]") {
+TEST_CASE("compact_if, partition_if and run_length_encode past 2^31 items (several launches)", "[gpu][large][select]") {
   const std::size_t n = (std::size_t(1) << 31) + 3 * select_tile<std::uint32_t> + 12345;
   REQUIRE(n > scankit::detail::select_chunk_items(select_tile<std::uint32_t>));
   const std::uint64_t seed = case_seed("select/large");
@@ -834,6 +839,24 @@ TEST_CASE("compact_if and run_length_encode past 2^31 items (several launches)",
       if (x < (std::uint32_t(1) << 31)) bad += k >= kept || got[k++] != x;
     }
     CHECK(k == kept);
+    CHECK(bad == 0);
+  }
+
+  // partition_if, same predicate: every launch places its rejected items
+  // after the count of the whole input. Checked in full.
+  const std::size_t front =
+      scankit::partition_if(ctx, d_in.data(), d_out.data(), n, scankit::less(std::uint32_t(1) << 31));
+  CHECK(front == kept);
+  {
+    const std::vector<std::uint32_t> got = d_out.download(stream);
+    std::size_t selected = 0, rejected = front, bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t x = large_item(seed, i);
+      if (x < (std::uint32_t(1) << 31)) bad += selected >= front || got[selected++] != x;
+      else bad += rejected >= n || got[rejected++] != x;
+    }
+    CHECK(selected == front);
+    CHECK(rejected == n);
     CHECK(bad == 0);
   }
 
