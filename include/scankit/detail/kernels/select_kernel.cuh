@@ -98,19 +98,20 @@ constexpr int select_blocks_per_sm = 2;
 /// each in a register) and at most 36 KB of items and staged flags
 /// (`SideBytes` per item) per tile: three tiles per block and two blocks per
 /// SM fill the SM's 227 KB of shared memory. The kernel waits on latency,
-/// so the bytes staged per SM set its pace, and the shape is the one that
-/// comes nearest 36 KB: 512 threads and as many rounds as fit, or one round
-/// more on fewer threads (at least 384) when that holds more items.
-/// 4-byte items: 448 threads × 5 rounds × 4 (35 KB; with byte flags 448 × 4
-/// × 4, 35 KB); 8-byte: 448 × 5 × 2 (35 KB; with byte flags 512 × 4 × 2,
-/// 36 KB). Measured against CUB in the same runs (2^28): uint64 by byte
-/// flags 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB at 10 / 50 / 90 %
-/// selected, 512 × 4 (36 KB) 1.02 / 1.06 / 1.08×; uint32 by byte flags
-/// 512 × 3 (30 KB) 1.12 / 1.17 / 1.14×, 448 × 4 1.20 / 1.24 / 1.19×;
-/// uint32 compact_if 512 × 4 (32 KB) 1.04 / 1.08 / 1.16×, 448 × 5 1.08 /
-/// 1.11 / 1.18× (at 2^22 448 × 5 is 1–7 % slower: fewer, larger tiles).
-/// Smaller tiles at more blocks per SM, and 384 or 256 threads with the same
-/// bytes per tile, measured slower.
+/// so the bytes staged per SM set its pace: 512 threads and as many rounds
+/// as fit, and with staged flags one round more on fewer threads (at least
+/// 448) when that holds more items. 4-byte items: 512 threads × 4 rounds × 4
+/// (32 KB; with byte flags 448 × 4 × 4, 35 KB); 8-byte: 512 × 4 × 2 (32 KB;
+/// with byte flags too, 36 KB). Measured against CUB in the same runs
+/// (compact_bench, 10 / 50 / 90 % selected): uint64 by byte flags at 2^28,
+/// 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB, 512 × 4 1.03 / 1.06 / 1.08×;
+/// uint32 by byte flags at 2^28, 512 × 3 (30 KB) 1.10 / 1.15 / 1.13×, 448 × 4
+/// 1.18 / 1.21 / 1.18× (at 2^20–2^22 1–6 % slower: fewer, larger tiles).
+/// Items alone on 448 × 5 (35 KB) instead of 512 × 4 measured 1–3 % faster
+/// for compact_if and unique from 2^26 up, but up to 10 % slower below and
+/// 1–8 % slower for run-length encoding at every size. Smaller tiles at
+/// more blocks per SM, and 384 or 256 threads with the same bytes per tile,
+/// measured slower.
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
  private:
@@ -122,7 +123,7 @@ struct default_select_tuning {
   }
   static constexpr int wide_rounds = clamp_rounds(budget / (512 * round_bytes));  // on 512 threads
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
-  static constexpr bool deep = wide_rounds < max_rounds && deep_threads >= 384 &&
+  static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= 448 &&
                                deep_threads * (wide_rounds + 1) > 512 * wide_rounds;
 
  public:
@@ -428,10 +429,11 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
       unsigned round_slot[rounds];                       // slot of this thread's first item of round r
       __syncthreads();  // every item is in registers: the buffer may be rearranged
-      if constexpr (Mode == select_mode::partition)
-        if (k == 0)
-#pragma unroll
+      if constexpr (Mode == select_mode::partition) {
+        if (k == 0) {
           for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
+        }
+      }
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
