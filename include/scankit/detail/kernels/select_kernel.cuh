@@ -98,20 +98,21 @@ constexpr int select_blocks_per_sm = 2;
 /// each in a register) and at most 36 KB of items and staged flags
 /// (`SideBytes` per item) per tile: three tiles per block and two blocks per
 /// SM fill the SM's 227 KB of shared memory. The kernel waits on latency,
-/// so the bytes staged per SM set its pace: 512 threads and as many rounds
+/// so the bytes staged per SM set most of its pace (and with the same bytes,
+/// fewer and larger tiles win): 512 threads and as many rounds
 /// as fit, and with staged flags one round more on fewer threads (at least
 /// 448) when that holds more items. 4-byte items: 512 threads × 4 rounds × 4
 /// (32 KB; with byte flags 448 × 4 × 4, 35 KB); 8-byte: 512 × 4 × 2 (32 KB;
 /// with byte flags too, 36 KB). Measured against CUB in the same runs
 /// (compact_bench, 10 / 50 / 90 % selected): uint64 by byte flags at 2^28,
-/// 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB, 512 × 4 1.03 / 1.06 / 1.08×;
+/// 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB, 512 × 4 1.03 / 1.07 / 1.08×;
 /// uint32 by byte flags at 2^28, 512 × 3 (30 KB) 1.10 / 1.15 / 1.13×, 448 × 4
-/// 1.18 / 1.21 / 1.18× (at 2^20–2^22 1–6 % slower: fewer, larger tiles).
-/// Items alone on 448 × 5 (35 KB) instead of 512 × 4 measured 1–3 % faster
-/// for compact_if and unique from 2^26 up, but up to 10 % slower below and
-/// 1–8 % slower for run-length encoding at every size. Smaller tiles at
-/// more blocks per SM, and 384 or 256 threads with the same bytes per tile,
-/// measured slower.
+/// 1.17 / 1.21 / 1.18× (at 2^20–2^22 1–3 % slower: fewer, larger tiles).
+/// Items alone on 448 × 5 (35 KB) instead of 512 × 4 measured up to 4 %
+/// faster for compact_if and unique from 2^26 up, but up to 8 % slower
+/// below, and run-length encoding up to 8 % slower. Smaller tiles at more
+/// blocks per SM, and 384 or 256 threads with the same bytes per tile,
+/// measured slower. (docs/select.md has the runs.)
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
  private:
