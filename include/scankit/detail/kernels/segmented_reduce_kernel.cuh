@@ -248,6 +248,8 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     // Shares of at least `weight` each hold a step (a boundary that starts
     // before a share ends inside it), so every thread below `active` walks
     // something; threads past it (only in the launch's last tile) stand idle.
+    // (All active, the usual case, is the middle case with a divisor the
+    // compiler knows: a multiply and shift instead of an integer division.)
     const std::uint32_t active = min(std::uint32_t(threads), max(cost / weight, 1u));
     const std::uint32_t diagonal = active == std::uint32_t(threads) ? threadIdx.x * cost / std::uint32_t(threads)
                                    : threadIdx.x < active              ? threadIdx.x * cost / active
