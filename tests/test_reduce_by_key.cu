@@ -3,8 +3,9 @@
 //
 //   * host API: every key type (int32, uint32, int64, uint64) × every value
 //     type (int32, uint32, int64, uint64, float, double) × plus, min, max, at
-//     sizes around the tiles (reduce_by_key_shape<K, V>::tile_items: 384·9
-//     for 4-byte pairs, 256·9 for 8-byte ones: 1, 31, 32, 33, tile−1, tile,
+//     sizes around the tiles (reduce_by_key_shape<K, V>::tile_items: 256·16
+//     for 4-byte keys and values, held in registers, 256·9 for 8-byte ones,
+//     staged: 1, 31, 32, 33, tile−1, tile,
 //     tile+1, 2·tile±1, 33·tile+1),
 //     primes, 2^20 and (a few pairs) 2^24, with
 //     runs of length 1, 2, 50, 100000, one run of everything, and random

@@ -53,7 +53,7 @@ std::size_t run_reduce_by_key(context& ctx, const K* d_keys, const V* d_values, 
   if (n == 0) {
     throw_on_cuda_error(cudaMemsetAsync(d_result, 0, sizeof(std::size_t), ctx.stream()), "cudaMemsetAsync");
   } else {
-    const auto kernel = reduce_by_key_kernel<K, V, Op, Equal>;
+    const auto kernel = reduce_by_key_kernel_for<K, V, Op, Equal>();
     constexpr std::size_t smem = reduce_by_key_smem_bytes<K, V>();
     static const bool configured = (allow_dynamic_smem(kernel, smem), true);
     (void)configured;

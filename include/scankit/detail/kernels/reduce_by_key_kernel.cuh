@@ -1,196 +1,30 @@
-// detail/kernels/reduce_by_key_kernel.cuh — reduce-by-key in one pass: run
-// heads counted and runs reduced by one exclusive scan of segment carries
-// (block scan + decoupled look-back), then every tile writes the keys of the
-// runs starting in it and the values of the runs ending in it, coalesced.
+// detail/kernels/reduce_by_key_kernel.cuh — which reduce-by-key kernel a
+// key/value pair takes (reduce_by_key_shape<K, V>::in_registers): each
+// thread's pairs held in registers for pairs of up to 8 bytes, the tile
+// staged in shared memory for wider ones; and its dynamic shared memory.
 #pragma once
 
-#include <scankit/detail/block/block_scan_warp_shuffle.cuh>
-#include <scankit/detail/lookback/launch_ticket.cuh>
-#include <scankit/detail/lookback/look_back.cuh>
-#include <scankit/detail/lookback/tile_status.cuh>
-#include <scankit/detail/ragged/segment_carry.cuh>
-#include <scankit/detail/thread/tile_vectors.cuh>
+#include <scankit/detail/kernels/reduce_by_key_register_kernel.cuh>
+#include <scankit/detail/kernels/reduce_by_key_staged_kernel.cuh>
 
-#include <cstdint>
+#include <cstddef>
 
 namespace scankit::detail {
 
-/// Threads, items per thread and blocks per SM of reduce-by-key. Items per
-/// thread are odd, so that threads reading their consecutive items hit
-/// different banks. The outgoing runs reuse the staged tile, so shared memory
-/// holds one tile of keys and values and registers set the block count;
-/// min_blocks keeps 5 blocks per SM for pairs of up to 16 bytes. (Measured at
-/// 2^28 on the H200, 2026-12-01, 128-512 threads x 5-17 items: for 4-byte
-/// keys and values 384 x 9 at 5 blocks is the best, 8 % and 13 % faster than
-/// 256 x 9 at 8 blocks at runs of ~4 and ~65536, and larger tiles are slower;
-/// for 8-byte ones 256 x 9 is within 2 % of the best, and 5 blocks instead of
-/// 4 are 7 % faster.)
-template <class K, class V>
-struct reduce_by_key_shape {
-  static constexpr std::size_t pair_bytes = sizeof(K) + sizeof(V);
-  static constexpr int threads = pair_bytes <= 8 ? 384 : 256;
-  static constexpr int items = pair_bytes <= 16 ? 9 : 7;
-  static constexpr int min_blocks = pair_bytes <= 16 ? 5 : 1;
-  static constexpr std::uint32_t tile_items = std::uint32_t(threads) * items;
-};
-
-struct reduce_by_key_launch {
-  std::uint64_t n;
-  std::uint32_t num_tiles;
-  bool vector_loads;        // keys and values 16-byte aligned: full tiles arrive in 16-byte vectors
-  std::uint64_t* d_status;  // [0] launch counter, [1 + t] tile t's word
-  void* d_scratch;          // split-layout tile values
-  std::size_t* d_count;     // receives the number of runs
-};
-
-/// Dynamic shared memory: the staged keys and values, which the outgoing keys
-/// and values reuse once every thread holds its items (one more value slot).
 template <class K, class V>
 constexpr std::size_t reduce_by_key_smem_bytes() {
-  constexpr std::size_t tile = reduce_by_key_shape<K, V>::tile_items;
-  return (tile * sizeof(K) + 15) / 16 * 16 + ((tile + 1) * sizeof(V) + 15) / 16 * 16;
+  if constexpr (reduce_by_key_shape<K, V>::in_registers)
+    return reduce_by_key_register_smem_bytes<K, V>();
+  else
+    return reduce_by_key_staged_smem_bytes<K, V>();
 }
 
 template <class K, class V, class Op, class Equal>
-__global__ void __launch_bounds__(reduce_by_key_shape<K, V>::threads, reduce_by_key_shape<K, V>::min_blocks)
-    reduce_by_key_kernel(const K* d_keys, const V* d_values, K* d_unique_keys, V* d_reduced, Op op, Equal equal,
-                         reduce_by_key_launch L) {
-  using shape = reduce_by_key_shape<K, V>;
-  constexpr int threads = shape::threads, items = shape::items;
-  constexpr std::uint32_t tile_items = shape::tile_items;
-  using carry_t = segment_carry<V>;
-  using block_scan = block_scan_warp_shuffle<carry_t, threads, 1, 1>;
-
-  extern __shared__ uint4 smem_words[];
-  unsigned char* const smem = reinterpret_cast<unsigned char*>(smem_words);
-  K* const keys_s = reinterpret_cast<K*>(smem);  // item i at i
-  V* const values_s = reinterpret_cast<V*>(smem + (tile_items * sizeof(K) + 15) / 16 * 16);
-  K* const unique_s = keys_s;     // after phase 3's barrier: run base + k at k
-  V* const reduced_s = values_s;  // after phase 3's barrier: run base - 1 + k at k
-  __shared__ typename block_scan::storage scan_storage;
-  __shared__ launch_ticket ticket;
-  __shared__ K key_before;          // the key before the tile
-  __shared__ std::uint32_t runs_before_tile, heads_in_tile;
-
-  // Phase 0: ticket and the key before the tile, then the tile: full aligned
-  // tiles in 16-byte vectors, every load of keys and values issued before
-  // any store (measured on the H200 at 2^28 against a bulk copy of the
-  // tile: 14-18 % faster for 16-byte pairs, 1.5 % for 8-byte ones), other
-  // tiles item by item.
-  const bool single_tile = L.num_tiles == 1;
-  if (threadIdx.x == 0) {
-    ticket = single_tile ? launch_ticket{0, 0} : redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
-    const std::uint64_t first = std::uint64_t(ticket.tile) * tile_items;
-    if (first > 0) key_before = d_keys[first - 1];
-  }
-  __syncthreads();
-  const launch_ticket my = ticket;
-  const std::uint64_t begin = std::uint64_t(my.tile) * tile_items;
-  const std::uint32_t count = std::uint32_t(L.n - begin < tile_items ? L.n - begin : tile_items);
-  const bool last_tile = my.tile + 1 == L.num_tiles;
-  if (L.vector_loads && count == tile_items) {
-    tile_vectors<threads, tile_items * sizeof(K)> key_vectors;
-    tile_vectors<threads, tile_items * sizeof(V)> value_vectors;
-    key_vectors.load(d_keys + begin);
-    value_vectors.load(d_values + begin);
-    key_vectors.store(keys_s);
-    value_vectors.store(values_s);
-  } else {
-    for (std::uint32_t i = threadIdx.x; i < count; i += threads) {
-      keys_s[i] = d_keys[begin + i];
-      values_s[i] = d_values[begin + i];
-    }
-  }
-  __syncthreads();
-
-  // Phase 1: each thread reduces its consecutive items: which of them are
-  // run heads (one bit each), how many, and the partial reduction of its
-  // last run.
-  const std::uint32_t first = threadIdx.x * items;
-  const std::uint32_t mine_count = first < count ? min(std::uint32_t(items), count - first) : 0u;
-  std::uint32_t head_bits = 0, heads = 0;
-  maybe<V> partial{V{}, false};
-  if (mine_count > 0) {
-    K before = first > 0 ? keys_s[first - 1] : key_before;
-#pragma unroll
-    for (int s = 0; s < items; ++s) {
-      if (std::uint32_t(s) < mine_count) {
-        const K key = keys_s[first + s];
-        const V v = values_s[first + s];
-        if ((my.tile == 0 && first + s == 0) || !equal(before, key)) {
-          head_bits |= 1u << s;
-          ++heads;
-          partial = maybe<V>{v, true};
-        } else {
-          fold_into(partial, v, op);
-        }
-        before = key;
-      }
-    }
-  }
-
-  // Phase 2: exclusive scan of the carries; warp 0 gets the tile's prefix by
-  // look-back. The input starts with a head, so the initial partial is never
-  // combined. A thread past the input's end carries no heads and a copy of
-  // the last item (the operator only ever sees input values).
-  const segment_carry_op<V, Op, true> carry_op{op};
-  const carry_t mine{heads, partial.has ? partial.value : values_s[count - 1]};
-  carry_t carry_in;
-  const tile_status<carry_t> status(L.d_status + 1, L.d_scratch, L.num_tiles);
-  block_scan::template scan<true>(
-      scan_storage, [&](int, carry_t(&c)[1]) { c[0] = mine; }, [&](int, const carry_t(&c)[1]) { carry_in = c[0]; },
-      carry_op, [&](const carry_t& tile_total) {
-        const carry_t initial{0, V{}};
-        const carry_t prefix = tile_exclusive_prefix(status, my, single_tile, tile_total, initial, carry_op);
-        if (lane_id() == 0) {
-          runs_before_tile = prefix.boundaries;
-          heads_in_tile = tile_total.boundaries;
-        }
-        return maybe<carry_t>{prefix, true};
-      });
-
-  // Phase 3: take the items into registers (the keys of heads only), and
-  // once every thread has, walk them again with the carry in: a head closes
-  // the run before it and starts its own; the input's last item closes the
-  // last run. The outgoing keys and values overwrite the staged items.
-  K key[items];
-  V value[items];
-#pragma unroll
-  for (int s = 0; s < items; ++s) {
-    if (std::uint32_t(s) < mine_count) {
-      value[s] = values_s[first + s];
-      if (head_bits & (1u << s)) key[s] = keys_s[first + s];
-    }
-  }
-  __syncthreads();
-  const std::uint32_t base = runs_before_tile;
-  std::uint32_t run = carry_in.boundaries;  // heads before this item
-  V acc = carry_in.partial;                 // meaningful once run > 0
-#pragma unroll
-  for (int s = 0; s < items; ++s) {
-    if (std::uint32_t(s) < mine_count) {
-      const V v = value[s];
-      if (head_bits & (1u << s)) {
-        if (run > 0) reduced_s[run - base] = acc;  // run - 1 - (base - 1)
-        unique_s[run - base] = key[s];
-        ++run;
-        acc = v;
-      } else {
-        acc = op(acc, v);
-      }
-    }
-  }
-  if (last_tile && mine_count > 0 && first + mine_count == count) reduced_s[run - base] = acc;
-  __syncthreads();
-
-  // Phase 4: coalesced stores of this tile's keys and values.
-  const std::uint32_t tile_heads = heads_in_tile;
-  for (std::uint32_t k = threadIdx.x; k < tile_heads; k += threads)
-    d_unique_keys[std::uint64_t(base) + k] = unique_s[k];
-  const std::uint32_t closed_end = tile_heads + (last_tile ? 1 : 0);
-  for (std::uint32_t k = threadIdx.x; k < closed_end; k += threads)
-    if (k > 0 || my.tile > 0) d_reduced[std::uint64_t(base) + k - 1] = reduced_s[k];  // tile 0 closes no run -1
-  if (last_tile && threadIdx.x == 0 && L.d_count != nullptr) *L.d_count = std::size_t(base) + tile_heads;
+auto reduce_by_key_kernel_for() {
+  if constexpr (reduce_by_key_shape<K, V>::in_registers)
+    return reduce_by_key_register_kernel<K, V, Op, Equal>;
+  else
+    return reduce_by_key_staged_kernel<K, V, Op, Equal>;
 }
 
 }  // namespace scankit::detail

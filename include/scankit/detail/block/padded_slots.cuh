@@ -1,0 +1,29 @@
+// detail/block/padded_slots.cuh — shared-memory slots with one slot skipped
+// after every 128 bytes, so that threads writing items a fixed stride apart
+// (a thread's consecutive items, or runs a few items apart) fall in
+// different banks, while consecutive slots stay consecutive for coalesced
+// reads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace scankit::detail {
+
+/// Slot of item k in an array of T with one slot skipped per 128 bytes (no
+/// padding for sizes that do not divide 128).
+template <class T>
+__device__ __forceinline__ std::uint32_t padded_slot(std::uint32_t k) {
+  if constexpr (128 % sizeof(T) == 0)
+    return k + k / std::uint32_t(128 / sizeof(T));
+  else
+    return k;
+}
+
+/// Slots that hold items [0, count) in that layout.
+template <class T>
+constexpr std::size_t padded_slots(std::size_t count) {
+  return 128 % sizeof(T) == 0 ? count + count / (128 / sizeof(T)) + 1 : count;
+}
+
+}  // namespace scankit::detail
