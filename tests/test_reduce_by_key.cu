@@ -4,8 +4,8 @@
 //   * host API: every key type (int32, uint32, int64, uint64) × every value
 //     type (int32, uint32, int64, uint64, float, double) × plus, min, max, at
 //     sizes around the tiles (reduce_by_key_shape<K, V>::tile_items: 256·16
-//     for 4-byte keys and values, held in registers, 256·9 for 8-byte ones,
-//     staged: 1, 31, 32, 33, tile−1, tile,
+//     for pairs of up to 8 bytes, held in registers, 256·9 for pairs of 9 to
+//     16 bytes, staged: 1, 31, 32, 33, tile−1, tile,
 //     tile+1, 2·tile±1, 33·tile+1),
 //     primes, 2^20 and (a few pairs) 2^24, with
 //     runs of length 1, 2, 50, 100000, one run of everything, and random
@@ -19,7 +19,9 @@
 //     outputs poisoned and required to stay poisoned past the run count;
 //   * template API: a non-commutative operator (affine maps, 2×2 matrices)
 //     and a custom key equality on a struct key (the run's FIRST key is
-//     kept), with a checked operator that flags poison or T{} placeholders;
+//     kept), with a checked operator that flags poison or T{} placeholders,
+//     for both kernels (pairs of 2+4, 3+4 and 4+4 bytes in registers);
+//   * keys or values misaligned for 16-byte loads, for both kernels;
 //   * bad arguments (host test, no GPU): null pointers, overlaps, a null
 //     d_count for the async twin, bitwise operators, n >= 2^32 (the header's
 //     limit); n == 0 gives 0 runs;
@@ -349,15 +351,17 @@ TEST_CASE("small reduce_by_key calls for the sanitizers", "[gpu][reduce_by_key][
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-TEST_CASE("reduce_by_key with misaligned keys and values (tiles loaded by threads)", "[gpu][reduce_by_key][sanitize]") {
-  cuda_stream stream;
-  scankit::context ctx(stream);
-  const std::size_t n = 5 * rbk_tile + 17;
-  rng r(case_seed("reduce_by_key/misaligned"));
-  const std::vector<std::int32_t> keys = make_keys<std::int32_t>(n, 3, r);
-  const std::vector<std::int32_t> values = make_input<std::int32_t>(n, value_kind::sum_safe, r);
-  const runs_reference<std::int32_t, std::int32_t> ref = reference_runs(keys, values, op::plus);
-  device_buffer<std::int32_t> d_keys(n + 1), d_values(n + 1), d_unique(n), d_reduced(n);
+/// Keys or values one element off 16-byte alignment: full tiles take the
+/// item-by-item loads.
+template <class K, class V>
+void misaligned_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, op o) {
+  CAPTURE(type_name<K>(), type_name<V>(), n);
+  rng r(case_seed(std::string("reduce_by_key/misaligned/") + type_name<K>() + "/" + type_name<V>()));
+  const std::vector<K> keys = make_keys<K>(n, 3, r);
+  const std::vector<V> values = make_input<V>(n, value_kind::sum_safe, r);
+  const runs_reference<K, V> ref = reference_runs(keys, values, o);
+  device_buffer<K> d_keys(n + 1), d_unique(n);
+  device_buffer<V> d_values(n + 1), d_reduced(n);
   for (std::size_t key_shift : {std::size_t(0), std::size_t(1)}) {
     CAPTURE(key_shift);
     d_keys.upload(keys, stream, key_shift);
@@ -365,10 +369,17 @@ TEST_CASE("reduce_by_key with misaligned keys and values (tiles loaded by thread
     d_unique.poison(stream);
     d_reduced.poison(stream);
     const std::size_t count = scankit::reduce_by_key(ctx, d_keys.data() + key_shift, d_values.data() + 1 - key_shift,
-                                                     n, d_unique.data(), d_reduced.data(), op::plus);
-    check_runs(d_unique.download(stream), d_reduced.download(stream), count, ref, op::plus, false, 0,
+                                                     n, d_unique.data(), d_reduced.data(), o);
+    check_runs(d_unique.download(stream), d_reduced.download(stream), count, ref, o, false, 0,
                "misaligned reduce_by_key vs host reference");
   }
+}
+
+TEST_CASE("reduce_by_key with misaligned keys and values (tiles loaded item by item)", "[gpu][reduce_by_key][sanitize]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  misaligned_case<std::int32_t, std::int32_t>(ctx, stream, 5 * rbk_tile + 17, op::plus);    // held in registers
+  misaligned_case<std::uint64_t, double>(ctx, stream, 5 * rbk_tile_wide + 17, op::max);    // staged
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -447,6 +458,29 @@ inline std::ostream& operator<<(std::ostream& s, const cell_key& k) { return s <
 struct same_cell {
   __host__ __device__ bool operator()(const cell_key& a, const cell_key& b) const { return a.cell == b.cell; }
 };
+
+/// 4 bytes: cell and id of a key joined by cell only (pairs with a 4-byte
+/// value are held in registers).
+struct cell_key16 {
+  std::uint16_t cell, id;
+};
+inline bool operator==(const cell_key16& a, const cell_key16& b) { return a.cell == b.cell && a.id == b.id; }
+inline std::ostream& operator<<(std::ostream& s, const cell_key16& k) { return s << "{cell=" << k.cell << " id=" << k.id << "}"; }
+
+struct same_cell16 {
+  __host__ __device__ bool operator()(const cell_key16& a, const cell_key16& b) const { return a.cell == b.cell; }
+};
+
+/// 3 bytes (128 is not a multiple: shared-memory slots without padding).
+struct key3 {
+  std::uint8_t b[3];
+};
+__host__ __device__ inline bool operator==(const key3& x, const key3& y) {
+  return x.b[0] == y.b[0] && x.b[1] == y.b[1] && x.b[2] == y.b[2];
+}
+inline std::ostream& operator<<(std::ostream& s, const key3& k) {
+  return s << "{" << unsigned(k.b[0]) << "," << unsigned(k.b[1]) << "," << unsigned(k.b[2]) << "}";
+}
 
 /// Runs of `equal` and the left-to-right fold of their values (host).
 template <class K, class V, class Equal, class HostOp>
@@ -547,6 +581,24 @@ struct cell_keys {
   cell_key operator()(rng& r, std::size_t i) { return {runs(r, i), std::uint32_t(i)}; }
 };
 
+/// cell_key16 the same way (cells and ids modulo 2^16: a new run's cell still
+/// differs from the previous run's).
+struct cell_keys16 {
+  run_keys runs;
+  cell_keys16(double m) : runs{m} {}
+  cell_key16 operator()(rng& r, std::size_t i) { return {std::uint16_t(runs(r, i)), std::uint16_t(i)}; }
+};
+
+/// key3 from run_keys (modulo 2^24).
+struct key3_keys {
+  run_keys runs;
+  key3_keys(double m) : runs{m} {}
+  key3 operator()(rng& r, std::size_t i) {
+    const std::uint32_t k = runs(r, i);
+    return {{std::uint8_t(k), std::uint8_t(k >> 8), std::uint8_t(k >> 16)}};
+  }
+};
+
 std::vector<std::size_t> template_sizes() {
   const std::size_t t = rbk_tile, w = rbk_tile_wide;
   return {1, 2, 31, 33, t - 1, t, t + 1, 2 * t + 1, 33 * t - 1, 70 * t + 17, w - 1, w + 1, 33 * w + 1,
@@ -565,6 +617,21 @@ TEST_CASE("template API: non-commutative reduce_by_key and custom key equality",
       template_case<cell_key, tagged_affine4>(ctx, stream, "cell_key/checked4/" + m, n, n % 2 == 1, same_cell{},
                                               make_checked<tagged_affine4>{}, host_compose<tagged_affine4>{}, cell_keys(mean),
                                               random_tagged_affine4);
+      // Pairs of up to 8 bytes (held in registers): 4 + 4, a custom equality
+      // on a 4-byte key, 2 + 4 and 3 + 4 bytes.
+      template_case<std::uint32_t, tagged_affine4>(ctx, stream, "checked4/" + m, n, n % 2 == 0,
+                                                   scankit::detail::equal_to{}, make_checked<tagged_affine4>{},
+                                                   host_compose<tagged_affine4>{}, run_keys{mean}, random_tagged_affine4);
+      template_case<cell_key16, tagged_affine4>(ctx, stream, "cell_key16/checked4/" + m, n, n % 2 == 1, same_cell16{},
+                                                make_checked<tagged_affine4>{}, host_compose<tagged_affine4>{},
+                                                cell_keys16(mean), random_tagged_affine4);
+      template_case<std::uint16_t, tagged_affine4>(
+          ctx, stream, "key16/checked4/" + m, n, false, scankit::detail::equal_to{}, make_checked<tagged_affine4>{},
+          host_compose<tagged_affine4>{}, [keys = run_keys{mean}](rng& r, std::size_t i) mutable { return std::uint16_t(keys(r, i)); },
+          random_tagged_affine4);
+      template_case<key3, tagged_affine4>(ctx, stream, "key3/checked4/" + m, n, true, scankit::detail::equal_to{},
+                                          make_checked<tagged_affine4>{}, host_compose<tagged_affine4>{}, key3_keys(mean),
+                                          random_tagged_affine4);
     }
   for (std::size_t n : {std::size_t(5), 3 * rbk_tile + 1, std::size_t(100003)})
     for (double mean : {2.0, 5000.0}) {

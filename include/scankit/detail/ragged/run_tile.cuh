@@ -17,14 +17,14 @@ namespace scankit::detail {
 
 /// Threads, items per thread and blocks per SM of reduce-by-key, and where
 /// the tile is held. Pairs of up to 8 bytes: each thread's 16 consecutive
-/// pairs in registers, 256 threads, 5 blocks per SM (48 registers).
-/// Wider pairs: the tile staged in shared memory, odd items per thread so
-/// that threads reading their consecutive items hit different banks,
-/// min_blocks keeping 5 blocks per SM for pairs of up to 16 bytes. (Measured
-/// at 2^28 on the H200: for 4-byte keys and values the register tile is 6-14
-/// % faster than the staged one at 384 x 9, 2026-12-02; for 8-byte ones it
-/// is 7-13 % slower, and 256 x 9 is within 2 % of the best staged shape, 5
-/// blocks instead of 4 7 % faster, 2026-12-01.)
+/// pairs in registers, 256 threads, 5 blocks per SM (48 registers). Wider
+/// pairs: the tile staged in shared memory, odd items per thread so that
+/// threads reading their consecutive items hit different banks, min_blocks
+/// keeping 5 blocks per SM for pairs of up to 16 bytes. Measured at 2^28 on
+/// the H200: for 4-byte keys and values the register tile is 6 to 14 %
+/// faster than the staged kernel's best shape (384 x 9), for 8-byte ones 7
+/// to 13 % slower (2026-12-02); for those 256 x 9 is within 2 % of the best
+/// staged shape and 5 blocks per SM are 7 % faster than 4 (2026-12-01).
 template <class K, class V>
 struct reduce_by_key_shape {
   static constexpr std::size_t pair_bytes = sizeof(K) + sizeof(V);
