@@ -2,7 +2,9 @@
 // after every 128 bytes, so that threads writing items a fixed stride apart
 // (a thread's consecutive items, or runs a few items apart) fall in
 // different banks, while consecutive slots stay consecutive for coalesced
-// reads.
+// reads. That holds for items of 4, 8 and 16 bytes; for 1- and 2-byte items
+// the skipped slot is less than a bank word (2- or 4-way conflicts remain),
+// and sizes that do not divide 128 are not padded at all.
 #pragma once
 
 #include <cstddef>
@@ -20,9 +22,9 @@ __device__ __forceinline__ std::uint32_t padded_slot(std::uint32_t k) {
     return k;
 }
 
-/// Slots that hold items [0, count) in that layout.
+/// Slots that hold items [0, count) in that layout (host and device).
 template <class T>
-constexpr std::size_t padded_slots(std::size_t count) {
+__host__ __device__ constexpr std::size_t padded_slots(std::size_t count) {
   return 128 % sizeof(T) == 0 ? count + count / (128 / sizeof(T)) + 1 : count;
 }
 

@@ -27,7 +27,7 @@ struct expand_launch {
 /// Dynamic shared memory: the tile's boundaries (tile-relative) and each
 /// output's boundary count.
 constexpr std::size_t expand_smem_bytes() {
-  return padded_slots(expand_shape::tile_diagonals + 1) * 2 * sizeof(std::uint32_t) + 16;
+  return padded_slots<std::uint32_t>(expand_shape::tile_diagonals + 1) * 2 * sizeof(std::uint32_t) + 16;
 }
 
 /// Calls f(j, segment, rank) once for every output j of the tile, with
@@ -37,7 +37,7 @@ template <class Offset, class F>
 __global__ void __launch_bounds__(expand_shape::threads)
     expand_kernel(const Offset* d_offsets, F f, expand_launch L) {
   constexpr int threads = expand_shape::threads, steps = expand_shape::steps;
-  constexpr std::uint32_t slots = padded_slots(expand_shape::tile_diagonals + 1);
+  constexpr std::uint32_t slots = padded_slots<std::uint32_t>(expand_shape::tile_diagonals + 1);
   extern __shared__ uint4 smem_words[];
   std::uint32_t* const bounds_s = reinterpret_cast<std::uint32_t*>(smem_words);  // boundary a_begin + k
   std::uint32_t* const consumed_s = bounds_s + slots;  // per output: the tile's boundaries before it
@@ -56,13 +56,13 @@ __global__ void __launch_bounds__(expand_shape::threads)
   const std::uint32_t diagonal = min(std::uint32_t(threadIdx.x) * steps, na + nb);
   merge_walk<steps>(
       bounds_s, tile_merge_start(bounds_s, na, nb, diagonal), na + nb - diagonal, [](std::uint32_t, std::uint32_t) {},
-      [&](std::uint32_t b, std::uint32_t a) { consumed_s[padded_slot(b)] = a; });
+      [&](std::uint32_t b, std::uint32_t a) { consumed_s[padded_slot<std::uint32_t>(b)] = a; });
   __syncthreads();
 
   // Phase 3: one output per thread, consecutive j.
   for (std::uint32_t k = threadIdx.x; k < nb; k += threads) {
     const std::uint64_t j = m.b_begin + k;
-    std::uint32_t local = consumed_s[padded_slot(k)];
+    std::uint32_t local = consumed_s[padded_slot<std::uint32_t>(k)];
     if (local > na) local = na;  // only invalid offsets leave an output unwalked
     const std::uint64_t boundaries = m.a_begin + local;  // boundaries before j: its segment + 1
     if (boundaries == 0) {  // j before offsets[0]: invalid offsets
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(expand_shape::threads)
       continue;
     }
     const std::uint64_t segment = boundaries - 1 < L.num_segments ? boundaries - 1 : L.num_segments - 1;
-    const std::uint64_t begin = local > 0 ? m.b_begin + bounds_s[padded_slot(local - 1)] : open_begin;
+    const std::uint64_t begin = local > 0 ? m.b_begin + bounds_s[padded_slot<std::uint32_t>(local - 1)] : open_begin;
     f(j, segment, j - begin);
   }
 }

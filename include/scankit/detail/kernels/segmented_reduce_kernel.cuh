@@ -64,7 +64,7 @@ struct segmented_reduce_launch {
 /// Bytes of one staged copy of `count` elements of E that may start anywhere
 /// within a 16-byte line (see stage_range).
 template <class E>
-constexpr std::uint32_t staged_range_bytes(std::uint32_t count) {
+__host__ __device__ constexpr std::uint32_t staged_range_bytes(std::uint32_t count) {
   return (count * std::uint32_t(sizeof(E)) + 31) / 16 * 16;
 }
 
@@ -130,13 +130,13 @@ struct segmented_reduce_smem {
   static constexpr std::uint32_t slot_bytes =
       slots_in_place ? std::uint32_t(sizeof(Offset)) : sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
   static constexpr std::uint32_t slot_area_bytes =
-      slots_in_place ? 0 : (padded_slots(diagonals + 1) * slot_bytes + 15) / 16 * 16;
+      slots_in_place ? 0 : (padded_slots<std::uint32_t>(diagonals + 1) * slot_bytes + 15) / 16 * 16;
   static constexpr std::uint32_t bytes = 2 * stage_bytes + slot_area_bytes;
   /// Byte offset of the raw offsets in a stage holding `items` values.
   __device__ static std::uint32_t offsets_at(std::uint32_t items) { return staged_range_bytes<T>(items); }
   /// Byte offset of boundary k's slot from the first slot.
   __device__ static std::uint32_t slot_at(std::uint32_t k) {
-    return (slots_in_place ? k : padded_slot(k)) * slot_bytes;
+    return (slots_in_place ? k : padded_slot<std::uint32_t>(k)) * slot_bytes;
   }
 };
 

@@ -11,6 +11,7 @@
 // short, many items and no boundary inside a long segment.
 #pragma once
 
+#include <scankit/detail/block/padded_slots.cuh>
 #include <scankit/detail/warp/shuffle.cuh>
 
 #include <cstddef>
@@ -146,12 +147,6 @@ __device__ __forceinline__ merge_tile merge_tile_bounds(const std::uint64_t* d_s
   return clamp_merge_tile(d_splits[tile], d_splits[tile + 1], tile, tile_diagonals, total);
 }
 
-/// Slot of element k in a shared-memory array read with a per-thread stride
-/// (one pad word per 32): threads walking consecutive runs of the merge hit
-/// different banks.
-__device__ __forceinline__ std::uint32_t padded_slot(std::uint32_t k) { return k + (k >> 5); }
-__host__ __device__ constexpr std::uint32_t padded_slots(std::uint32_t n) { return n + (n >> 5) + 1; }
-
 /// No boundary: a sentinel past every item of a tile.
 constexpr std::uint32_t no_boundary = 0xffffffffu;
 
@@ -174,10 +169,10 @@ __device__ __forceinline__ void stage_tile_boundaries(const Offset* d_boundaries
     const std::uint32_t k = r * Threads + threadIdx.x;
     if (k < na) {
       const std::uint64_t local = o[r] > m.b_begin ? o[r] - m.b_begin : 0;
-      bounds_s[padded_slot(k)] = local < nb ? std::uint32_t(local) : nb;
+      bounds_s[padded_slot<std::uint32_t>(k)] = local < nb ? std::uint32_t(local) : nb;
     }
   }
-  if (threadIdx.x == 0) bounds_s[padded_slot(na)] = no_boundary;
+  if (threadIdx.x == 0) bounds_s[padded_slot<std::uint32_t>(na)] = no_boundary;
 }
 
 /// Where one thread's walk starts: a boundaries and b items of the tile
@@ -191,8 +186,8 @@ struct merge_position {
 __device__ __forceinline__ merge_position tile_merge_start(const std::uint32_t* bounds_s, std::uint32_t na,
                                                            std::uint32_t nb, std::uint32_t diagonal) {
   const split_range<std::uint32_t> range = diagonal_split_range(diagonal, na, nb);
-  const std::uint32_t a =
-      bisect_split([&](std::uint32_t k) { return bounds_s[padded_slot(k)] < diagonal - k; }, range.lo, range.hi);
+  const std::uint32_t a = bisect_split(
+      [&](std::uint32_t k) { return bounds_s[padded_slot<std::uint32_t>(k)] < diagonal - k; }, range.lo, range.hi);
   return merge_position{a, diagonal - a};
 }
 
@@ -260,14 +255,14 @@ __device__ __forceinline__ merge_position merge_split_near(Boundary boundary, st
 template <int Steps, class OnBoundary, class OnItem>
 __device__ __forceinline__ void merge_walk(const std::uint32_t* bounds_s, merge_position p, std::uint32_t steps,
                                            OnBoundary on_boundary, OnItem on_item) {
-  std::uint32_t next = bounds_s[padded_slot(p.a)];
+  std::uint32_t next = bounds_s[padded_slot<std::uint32_t>(p.a)];
 #pragma unroll
   for (int s = 0; s < Steps; ++s) {
     if (std::uint32_t(s) < steps) {
       if (next <= p.b) {
         on_boundary(p.a, p.b);
         ++p.a;
-        next = bounds_s[padded_slot(p.a)];
+        next = bounds_s[padded_slot<std::uint32_t>(p.a)];
       } else {
         on_item(p.b, p.a);
         ++p.b;

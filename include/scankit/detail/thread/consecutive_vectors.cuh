@@ -9,7 +9,7 @@
 namespace scankit::detail {
 
 /// src[0, N) into out by N * sizeof(T) / 16 loads of 16 bytes; src 16-byte
-/// aligned and read-only for the kernel's lifetime.
+/// aligned.
 template <class T, int N>
 __device__ __forceinline__ void load_consecutive_vectors(const T* src, T (&out)[N]) {
   static_assert(N * sizeof(T) % 16 == 0, "load_consecutive_vectors: whole 16-byte vectors only");
