@@ -498,13 +498,15 @@ void sequential_runs(const std::vector<K>& keys, const std::vector<V>& values, E
 
 /// Template API reduce_by_key of fresh data, with poison before and after the
 /// inputs (a read outside [0, n) would hand the checked operator poison),
-/// against the sequential host fold.
+/// against the sequential host fold. The inputs start `shift` items past a
+/// 16-byte boundary (shift 1: no 16-byte loads, tiles loaded item by item).
 template <class K, class V, class Equal, class MakeOp, class HostOp, class KeyGen, class Gen>
 void template_case(scankit::context& ctx, cuda_stream& stream, const std::string& what, std::size_t n, bool async,
-                   Equal equal, MakeOp make_op, HostOp host_op, KeyGen key_gen, Gen gen) {
+                   Equal equal, MakeOp make_op, HostOp host_op, KeyGen key_gen, Gen gen, std::size_t shift = 0) {
   constexpr std::size_t slack = 512;
-  const std::uint64_t seed = case_seed("reduce_by_key/template/" + what + "/" + std::to_string(n));
-  CAPTURE(what, n, async, seed);
+  const std::uint64_t seed =
+      case_seed("reduce_by_key/template/" + what + "/" + std::to_string(n) + "/" + std::to_string(shift));
+  CAPTURE(what, n, async, shift, seed);
   rng r(seed);
   std::vector<K> keys(n);
   std::vector<V> values(n);
@@ -522,14 +524,14 @@ void template_case(scankit::context& ctx, cuda_stream& stream, const std::string
   device_buffer<unsigned> d_error(1);
   d_keys.poison(stream);
   d_values.poison(stream);
-  d_keys.upload(keys, stream, slack);
-  d_values.upload(values, stream, slack);
+  d_keys.upload(keys, stream, slack + shift);
+  d_values.upload(values, stream, slack + shift);
   d_unique.poison(stream);
   d_reduced.poison(stream);
   d_count.poison(stream);
   SKTEST_CUDA(cudaMemsetAsync(d_error.data(), 0, sizeof(unsigned), stream));
-  const K* keys_in = d_keys.data() + slack;
-  const V* values_in = d_values.data() + slack;
+  const K* keys_in = d_keys.data() + slack + shift;
+  const V* values_in = d_values.data() + slack + shift;
   std::size_t count = 0;
   if (async) {
     scankit::device::reduce_by_key_async(ctx, keys_in, values_in, n, d_unique.data(), d_reduced.data(), d_count.data(),
@@ -642,6 +644,49 @@ TEST_CASE("template API: non-commutative reduce_by_key and custom key equality",
                                                     scankit::detail::equal_to{}, make_checked<tagged_affine12>{},
                                                     host_compose<tagged_affine12>{}, run_keys{mean},
                                                     random_tagged_affine12);
+    }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEST_CASE("template API: 1-byte keys and 3-byte values held in registers", "[gpu][reduce_by_key][template]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  const auto byte_keys = [](double mean) {
+    return [keys = run_keys{mean}](rng& r, std::size_t i) mutable { return std::uint8_t(keys(r, i)); };
+  };
+  for (std::size_t n : template_sizes())
+    for (double mean : {1.0, 3.0, 700.0, 0.0}) {
+      const std::string m = std::to_string(mean);
+      // 4 + 3 bytes: unpadded value slots, and a 3-byte value in the carries.
+      template_case<std::uint32_t, tagged_affine3>(ctx, stream, "checked3/" + m, n, n % 2 == 0,
+                                                   scankit::detail::equal_to{}, make_checked<tagged_affine3>{},
+                                                   host_compose<tagged_affine3>{}, run_keys{mean}, random_tagged_affine3);
+      // 1 + 3 and 1 + 4 bytes: key slots of one byte.
+      template_case<std::uint8_t, tagged_affine3>(ctx, stream, "key8/checked3/" + m, n, n % 2 == 1,
+                                                  scankit::detail::equal_to{}, make_checked<tagged_affine3>{},
+                                                  host_compose<tagged_affine3>{}, byte_keys(mean), random_tagged_affine3);
+      template_case<std::uint8_t, tagged_affine4>(ctx, stream, "key8/checked4/" + m, n, false,
+                                                  scankit::detail::equal_to{}, make_checked<tagged_affine4>{},
+                                                  host_compose<tagged_affine4>{}, byte_keys(mean), random_tagged_affine4);
+    }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEST_CASE("template API on misaligned inputs: non-commutative operators, tiles loaded item by item",
+          "[gpu][reduce_by_key][template]") {
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : template_sizes())
+    for (double mean : {1.0, 3.0, 700.0}) {
+      const std::string m = std::to_string(mean);
+      template_case<std::uint32_t, tagged_affine4>(ctx, stream, "misaligned/checked4/" + m, n, n % 2 == 0,
+                                                   scankit::detail::equal_to{}, make_checked<tagged_affine4>{},
+                                                   host_compose<tagged_affine4>{}, run_keys{mean}, random_tagged_affine4,
+                                                   1);  // held in registers
+      template_case<std::uint32_t, tagged_affine12>(ctx, stream, "misaligned/checked12/" + m, n, n % 2 == 1,
+                                                    scankit::detail::equal_to{}, make_checked<tagged_affine12>{},
+                                                    host_compose<tagged_affine12>{}, run_keys{mean},
+                                                    random_tagged_affine12, 1);  // staged
     }
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }

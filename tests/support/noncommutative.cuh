@@ -81,6 +81,20 @@ struct tagged_affine4 {
 };
 inline constexpr std::uint16_t magic4 = 0x7e57u;
 
+/// 3 bytes (does not divide 128 or 16: unpadded shared-memory slots, and
+/// padding bytes beside it in the carries): x -> a·x + b (mod 256).
+struct tagged_affine3 {
+  std::uint8_t a, b, magic;
+};
+inline constexpr std::uint8_t magic3 = 0x3cu;
+
+inline bool operator==(const tagged_affine3& x, const tagged_affine3& y) {
+  return x.a == y.a && x.b == y.b && x.magic == y.magic;
+}
+inline std::ostream& operator<<(std::ostream& s, const tagged_affine3& f) {
+  return s << "{a=" << unsigned(f.a) << " b=" << unsigned(f.b) << " magic=0x" << std::hex << unsigned(f.magic)
+           << std::dec << "}";
+}
 inline bool operator==(const tagged_affine12& x, const tagged_affine12& y) {
   return x.a == y.a && x.b == y.b && x.magic == y.magic;
 }
@@ -103,6 +117,10 @@ struct magic_of<tagged_affine12> {
 template <>
 struct magic_of<tagged_affine4> {
   static constexpr std::uint32_t value = magic4;
+};
+template <>
+struct magic_of<tagged_affine3> {
+  static constexpr std::uint32_t value = magic3;
 };
 
 /// Composition of tagged affine maps, computed the same way on host and device.
@@ -177,6 +195,9 @@ inline tagged_affine12 random_tagged_affine12(rng& r) {
 }
 inline tagged_affine4 random_tagged_affine4(rng& r) {
   return {std::uint8_t(r.next() | 1u), std::uint8_t(r.next()), magic4};
+}
+inline tagged_affine3 random_tagged_affine3(rng& r) {
+  return {std::uint8_t(r.next() | 1u), std::uint8_t(r.next()), magic3};
 }
 
 // ---- sequential host fold (the reference for the template API) ----
