@@ -280,11 +280,16 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     std::uint32_t b = start.b;
     // Boundary k's position, kept within [b, b_end] (changes nothing for valid offsets).
     auto position = [&](std::uint32_t k) { return min(max(*bound_slot(k), b), b_end); };
-    maybe<T> leading{T{}, false};  // the values before the walk's first boundary
-    T open = L.init;               // the walk's open segment (after its last boundary)
-    if (start.a < a_end) {
-      const std::uint32_t first_end = position(start.a);
-      if (b < first_end) leading = maybe<T>{fold(values_s[b], b + 1, first_end), true};
+    // The values before the walk's first boundary, or all of them where it
+    // holds none: every lane folds its leading values in the same loop, and
+    // only lanes with boundaries go on to close segments (a walk without a
+    // boundary no longer takes a fold of its own beside the others').
+    const bool has_boundary = start.a < a_end;
+    const std::uint32_t first_end = has_boundary ? position(start.a) : b_end;
+    maybe<T> leading{T{}, false};
+    if (b < first_end) leading = maybe<T>{fold(values_s[b], b + 1, first_end), true};
+    T open = L.init;  // the walk's open segment (after its last boundary)
+    if (has_boundary) {
       b = first_end;
       for (std::uint32_t k = start.a + 1; k < a_end; ++k) {
         const std::uint32_t end = position(k);
@@ -292,10 +297,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
         b = end;
       }
       open = fold(L.init, b, b_end);
-    } else if (b < b_end) {
-      open = fold(values_s[b], b + 1, b_end);
+    } else {
+      open = leading.value;
     }
-    const std::uint32_t closed = a_end > start.a ? a_end - start.a : 0u;
+    const std::uint32_t closed = has_boundary ? a_end - start.a : 0u;
 
     // Phase 3: exclusive scan of the threads' carries within the tile (no
     // prefix: thread 0 has no carry in). A thread past the tile's end carries
