@@ -281,9 +281,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     // Boundary k's position, kept within [b, b_end] (changes nothing for valid offsets).
     auto position = [&](std::uint32_t k) { return min(max(*bound_slot(k), b), b_end); };
     // The values before the walk's first boundary, or all of them where it
-    // holds none: every lane folds its leading values in the same loop, and
-    // only lanes with boundaries go on to close segments (a walk without a
-    // boundary no longer takes a fold of its own beside the others').
+    // holds none: every lane folds its leading values in this one loop, so a
+    // warp where some lanes hold boundaries runs the others' folds beside
+    // theirs, not as a path of its own; then only lanes with boundaries go
+    // on to close segments.
     const bool has_boundary = start.a < a_end;
     const std::uint32_t first_end = has_boundary ? position(start.a) : b_end;
     maybe<T> leading{T{}, false};
