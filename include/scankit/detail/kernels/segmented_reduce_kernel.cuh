@@ -47,6 +47,8 @@ struct segmented_reduce_shape {
   /// together where segment lengths are uneven. 4 against equal merge steps
   /// (int32 sum, 2^28 values, H200): power law 6 %, giant 5 %, segments of
   /// 256 4.5 % and of 1 3 % faster, of 4 1.6 % slower; 2, 3 and 6 gained less.
+  /// Swept again with the shared leading fold: 6 was 1 % faster on the power
+  /// law but gave back segments of 256's gain (docs/ragged.md).
   static constexpr std::uint32_t boundary_weight = 4;
 };
 
