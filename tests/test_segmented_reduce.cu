@@ -681,9 +681,10 @@ TEST_CASE("invalid offsets give unspecified sums but no access out of bounds", "
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-// The merge-path partition takes a warp per split up to 32 splits per SM and
-// a thread per split beyond (detail/ragged/merge_path_dispatch.cuh): the
-// cases above are small, so this one has enough values for the thread path.
+// The merge-path partition takes 32, 16 or 8 lanes per split by the number of
+// splits, and a thread per split beyond (detail/ragged/merge_path_dispatch.cuh):
+// the cases above are small (32 lanes), so this one has enough values for 16.
+// Every lane count is checked on its own below.
 TEST_CASE("invalid offsets with many tiles give no access out of bounds", "[gpu][segmented_reduce]") {
   cuda_stream stream;
   scankit::context ctx(stream);
@@ -692,6 +693,114 @@ TEST_CASE("invalid offsets with many tiles give no access out of bounds", "[gpu]
   SKTEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t nv = (std::size_t(sms) * 32 + 1024) * sr_tile<std::int32_t>;
   for (int kind = 0; kind < 5; ++kind) broken_case<std::int32_t>(ctx, stream, kind, 3000, nv);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+/// d_splits of the partition with `Lanes` lanes per split (1: a thread).
+template <unsigned Lanes, class Offset>
+std::vector<std::uint64_t> partition_splits(const device_buffer<Offset>& d_boundaries, std::uint64_t num_boundaries,
+                                            std::uint64_t num_items, std::uint32_t diagonals, cuda_stream& stream) {
+  const std::uint64_t tiles = scankit::detail::merge_path_tiles(num_boundaries, num_items, diagonals, "test");
+  device_buffer<std::uint64_t> d_splits(tiles + 1);
+  d_splits.poison(stream);
+  scankit::detail::launch_merge_path_partition<Lanes>(d_boundaries.data(), num_boundaries, num_items, diagonals,
+                                                      tiles, d_splits.data(), stream);
+  SKTEST_CUDA(cudaStreamSynchronize(stream));
+  return d_splits.download(stream);
+}
+
+/// Host reference by a sequential merge: boundaries among the first
+/// t * diagonals elements of the merge (boundary k before item b when
+/// B[k] <= b), for every t, and the whole merge's at the end.
+std::vector<std::uint64_t> merged_splits(const std::vector<std::uint64_t>& b, std::uint64_t num_items,
+                                         std::uint32_t diagonals) {
+  std::vector<std::uint64_t> splits;
+  std::uint64_t a = 0, i = 0;
+  for (;; ) {
+    if ((a + i) % diagonals == 0) splits.push_back(a);
+    if (a == b.size() && i == num_items) break;
+    if (a < b.size() && (i == num_items || b[a] <= i)) ++a;
+    else ++i;
+  }
+  if ((a + i) % diagonals != 0) splits.push_back(a);
+  return splits;
+}
+
+template <class Offset>
+void partition_lanes_case(cuda_stream& stream, const std::string& name, const std::vector<std::uint64_t>& b,
+                          std::uint64_t num_items, std::uint32_t diagonals, bool valid) {
+  CAPTURE(type_name<Offset>(), name, b.size(), num_items, diagonals, valid);
+  std::vector<Offset> raw(b.size());
+  for (std::size_t k = 0; k < b.size(); ++k) raw[k] = Offset(b[k]);
+  device_buffer<Offset> d_boundaries(b.size());
+  d_boundaries.upload(raw, stream);
+  const std::vector<std::uint64_t> by_thread = partition_splits<1>(d_boundaries, b.size(), num_items, diagonals, stream);
+  const std::vector<std::vector<std::uint64_t>> by_group = {
+      partition_splits<8>(d_boundaries, b.size(), num_items, diagonals, stream),
+      partition_splits<16>(d_boundaries, b.size(), num_items, diagonals, stream),
+      partition_splits<32>(d_boundaries, b.size(), num_items, diagonals, stream)};
+  if (valid) {
+    const std::vector<std::uint64_t> expected = merged_splits(b, num_items, diagonals);
+    CHECK(by_thread == expected);
+    for (std::size_t g = 0; g < by_group.size(); ++g) {
+      CAPTURE(8u << g);
+      CHECK(by_group[g] == expected);
+    }
+    return;
+  }
+  // Invalid boundaries: any split within its diagonal's range.
+  const std::uint64_t total = b.size() + num_items;
+  std::size_t out_of_range = 0;
+  for (const std::vector<std::uint64_t>* splits : {&by_thread, &by_group[0], &by_group[1], &by_group[2]}) {
+    REQUIRE(splits->size() == (total + diagonals - 1) / diagonals + 1);
+    for (std::size_t t = 0; t < splits->size(); ++t) {
+      const std::uint64_t d = std::min<std::uint64_t>(std::uint64_t(t) * diagonals, total);
+      const std::uint64_t lo = d > num_items ? d - num_items : 0, hi = std::min<std::uint64_t>(d, b.size());
+      out_of_range += (*splits)[t] < lo || (*splits)[t] > hi;
+    }
+  }
+  CHECK(out_of_range == 0u);
+}
+
+TEST_CASE("merge-path partition: 8, 16 and 32 lanes per split and a thread find the splits of a sequential merge",
+          "[gpu][segmented_reduce]") {
+  cuda_stream stream;
+  rng r(case_seed("segmented_reduce/partition_lanes"));
+  auto offsets = [&](std::size_t ns, std::uint64_t max_length) {
+    std::vector<std::uint64_t> len(ns);
+    for (auto& l : len) l = r.below(max_length + 1);
+    return offsets_from_lengths(len, r.below(50));
+  };
+  struct shape {
+    std::string name;
+    std::vector<std::uint64_t> b;
+    std::uint64_t tail;
+    std::uint32_t diagonals;
+  };
+  std::vector<shape> shapes = {
+      {"short segments, 30 000 splits", offsets(300'000, 20), 37, 101},
+      {"long segments", offsets(2'000, 20'000), 0, 997},
+      {"empty segments only", std::vector<std::uint64_t>(50'001, 7), 13, 64},
+      {"one boundary", {0}, 100'000, 33},
+      {"no items", offsets(10'000, 0), 0, 7}};
+  {
+    std::vector<std::uint64_t> giant = offsets(5'000, 3);  // one long segment among short ones
+    for (std::size_t k = 2'500; k < giant.size(); ++k) giant[k] += 1'000'000;
+    shapes.push_back({"giant among short", giant, 5, 503});
+  }
+  for (const shape& s : shapes) {
+    const std::uint64_t num_items = s.b.back() + s.tail;
+    partition_lanes_case<std::int32_t>(stream, s.name, s.b, num_items, s.diagonals, true);
+    partition_lanes_case<std::uint64_t>(stream, s.name, s.b, num_items, s.diagonals, true);
+  }
+  for (int kind = 0; kind < 5; ++kind) {
+    const std::size_t ns = 40'000;
+    const std::uint64_t nv = 400'000;
+    const std::vector<std::int32_t> broken = broken_offsets<std::int32_t>(kind, ns, nv, r);
+    std::vector<std::uint64_t> b(broken.size());
+    for (std::size_t k = 0; k < b.size(); ++k) b[k] = scankit::detail::offset_index(broken[k]);
+    partition_lanes_case<std::uint64_t>(stream, "broken " + std::to_string(kind), b, nv, 89, false);
+  }
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 

@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     // on to close segments.
     const bool has_boundary = start.a < a_end;
     const std::uint32_t first_end = has_boundary ? position(start.a) : b_end;
-    maybe<T> leading{T{}, false};
+    maybe<T> leading{L.init, false};  // init where the walk is empty (only invalid offsets leave one so)
     if (b < first_end) leading = maybe<T>{fold(values_s[b], b + 1, first_end), true};
     T open = L.init;  // the walk's open segment (after its last boundary)
     if (has_boundary) {

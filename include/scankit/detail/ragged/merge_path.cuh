@@ -65,25 +65,29 @@ __device__ __forceinline__ std::uint64_t merge_path_split(Boundary boundary, std
   return bisect_split([&](std::uint64_t k) { return boundary(k) < d - k; }, range.lo, range.hi);
 }
 
-/// merge_path_split by a whole warp (all 32 lanes, the same d; every lane
-/// gets the split): each step cuts the range into 32 chunks, every lane
-/// reads the last boundary of one, and the first chunk whose last boundary
-/// is not before the split's diagonal becomes the range — about log32 of
-/// the range in dependent reads where the binary search takes log2 (22 for
-/// 4 million boundaries), for 32 times the reads. The same range guarantee.
-template <class Boundary>
-__device__ __forceinline__ std::uint64_t warp_merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
-                                                               std::uint64_t num_items, std::uint64_t d) {
-  const unsigned lane = unsigned(lane_id());
+/// merge_path_split by a group of `Lanes` lanes of a warp (a power of two,
+/// 2-32; all lanes of the group, the same d; every lane gets the split):
+/// each step cuts the range into `Lanes` chunks, every lane reads the last
+/// boundary of one, and the first chunk whose last boundary is not before
+/// the split's diagonal becomes the range — about log_Lanes of the range in
+/// dependent reads where the binary search takes log2 (22 for 4 million
+/// boundaries), for `Lanes` times the reads. The same range guarantee.
+template <unsigned Lanes, class Boundary>
+__device__ __forceinline__ std::uint64_t group_merge_path_split(Boundary boundary, std::uint64_t num_boundaries,
+                                                                std::uint64_t num_items, std::uint64_t d) {
+  static_assert(Lanes >= 2 && Lanes <= warp_threads && (Lanes & (Lanes - 1)) == 0, "a power of two, 2-32");
+  const unsigned lane = unsigned(lane_id()) % Lanes;
+  const unsigned group_base = unsigned(lane_id()) - lane;
+  const unsigned group_mask = Lanes == warp_threads ? full_warp_mask : ((1u << Lanes) - 1) << group_base;
   const split_range<std::uint64_t> range = diagonal_split_range(d, num_boundaries, num_items);
   std::uint64_t lo = range.lo, hi = range.hi;  // the split is in [lo, hi]
   while (lo < hi) {
-    const std::uint64_t chunk = (hi - lo + warp_threads - 1) / warp_threads;
+    const std::uint64_t chunk = (hi - lo + Lanes - 1) / Lanes;
     const std::uint64_t first = lo + lane * chunk;  // this lane's chunk: [first, last]
     const std::uint64_t last = (first + chunk < hi ? first + chunk : hi) - 1;
     // Boundary k precedes item d - k - 1: the split is past k.
     const bool past_split = first < hi && !(boundary(last) < d - last);
-    const unsigned past = __ballot_sync(full_warp_mask, past_split);
+    const unsigned past = (__ballot_sync(group_mask, past_split) & group_mask) >> group_base;
     if (past == 0) return hi;  // every chunk before the split
     const unsigned f = unsigned(__ffs(past)) - 1;
     const std::uint64_t f_first = lo + f * chunk;
@@ -94,21 +98,21 @@ __device__ __forceinline__ std::uint64_t warp_merge_path_split(Boundary boundary
 }
 
 /// d_splits[t] = boundaries before diagonal t * tile_diagonals, t = 0 ..
-/// num_tiles (the last one is the end of the merge); a thread per split, or
-/// a warp per split.
-template <bool WarpPerSplit, class Offset>
+/// num_tiles (the last one is the end of the merge); `Lanes` lanes per split
+/// (1: a thread's binary search).
+template <unsigned Lanes, class Offset>
 __global__ void merge_path_partition_kernel(const Offset* d_boundaries, std::uint64_t num_boundaries,
                                             std::uint64_t num_items, std::uint64_t tile_diagonals,
                                             std::uint64_t num_tiles, std::uint64_t* d_splits) {
   const std::uint64_t thread = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::uint64_t t = WarpPerSplit ? thread / warp_threads : thread;
-  if (t > num_tiles) return;  // with a warp per split, the whole warp
+  const std::uint64_t t = thread / Lanes;
+  if (t > num_tiles) return;  // the whole group
   const std::uint64_t total = num_boundaries + num_items;
   const std::uint64_t d = t * tile_diagonals < total ? t * tile_diagonals : total;
   auto boundary = [&](std::uint64_t k) { return offset_index(d_boundaries[k]); };
-  if constexpr (WarpPerSplit) {
-    const std::uint64_t split = warp_merge_path_split(boundary, num_boundaries, num_items, d);
-    if (lane_id() == 0) d_splits[t] = split;
+  if constexpr (Lanes > 1) {
+    const std::uint64_t split = group_merge_path_split<Lanes>(boundary, num_boundaries, num_items, d);
+    if (lane_id() % Lanes == 0) d_splits[t] = split;
   } else {
     d_splits[t] = merge_path_split(boundary, num_boundaries, num_items, d);
   }

@@ -30,28 +30,50 @@ inline std::size_t merge_path_split_bytes(std::uint64_t num_tiles) {
   return std::size_t((num_tiles + 1) * sizeof(std::uint64_t) + 255) / 256 * 256;
 }
 
-/// Launches the partition search on `stream`. A warp per split while the
-/// splits fill at most half the GPU's warp slots: there the search is bound
-/// by its chain of dependent reads, which the warp's 32-way steps shorten
-/// (measured at 2^24 on the H200: segmented sums 4-11 % faster); beyond, a
-/// thread per split, as the warp's 32 reads per step cost more than the
-/// latency they save (61 000 splits, 2^28 segments of 1: 11 % slower).
+/// Launches the partition search with `Lanes` lanes per split (1: a
+/// thread's binary search) on `stream`.
+template <unsigned Lanes, class Offset>
+void launch_merge_path_partition(const Offset* d_boundaries, std::uint64_t num_boundaries, std::uint64_t num_items,
+                                 std::uint32_t tile_diagonals, std::uint64_t num_tiles, std::uint64_t* d_splits,
+                                 cudaStream_t stream) {
+  constexpr unsigned threads = 256;
+  const std::uint64_t lanes = (num_tiles + 1) * Lanes;
+  merge_path_partition_kernel<Lanes><<<unsigned((lanes + threads - 1) / threads), threads, 0, stream>>>(
+      d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits);
+  throw_on_cuda_error(cudaGetLastError(), "merge-path partition kernel launch");
+}
+
+/// Launches the partition search on `stream`: 32, 16 or 8 lanes per split,
+/// the most that keep the search within half the GPU's warp slots (32 warps
+/// per SM); a thread per split where even 8 lanes would not fit. The search
+/// is bound by its chain of dependent reads, which a group's `Lanes`-way
+/// steps shorten, but each step costs the group `Lanes` reads, most of them
+/// to sectors of their own. Measured on the H200 (segmented int32 sums, the
+/// six distributions of the benchmark; before, a warp per split up to 32
+/// splits per SM and a thread per split beyond): at 2^26 values (7 600 -
+/// 15 200 splits) the power law, segments of 4 and 256 and the giant 3-4.5 %
+/// faster, segments of 1 and 65536 within 1 % (16 lanes for segments of 1,
+/// past half the slots: 3 % slower); at 2^28 (33 000 - 61 000 splits) 4
+/// lanes per split no faster than a thread and 2 lanes up to 3.4 % slower
+/// (segments of 4), so a thread per split stays there.
 template <class Offset>
 void partition_merge_path(const Offset* d_boundaries, std::uint64_t num_boundaries, std::uint64_t num_items,
                           std::uint32_t tile_diagonals, std::uint64_t num_tiles, std::uint64_t* d_splits,
                           cudaStream_t stream) {
-  constexpr unsigned threads = 256;
   const std::uint64_t splits = num_tiles + 1;
-  if (splits <= std::uint64_t(current_sm_count()) * 32) {
-    constexpr unsigned splits_per_block = threads / warp_threads;
-    merge_path_partition_kernel<true><<<unsigned((splits + splits_per_block - 1) / splits_per_block), threads, 0,
-                                        stream>>>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles,
-                                                  d_splits);
-  } else {
-    merge_path_partition_kernel<false><<<unsigned((splits + threads - 1) / threads), threads, 0, stream>>>(
-        d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits);
-  }
-  throw_on_cuda_error(cudaGetLastError(), "merge-path partition kernel launch");
+  const std::uint64_t lane_slots = std::uint64_t(current_sm_count()) * 32 * warp_threads;
+  if (splits * 32 <= lane_slots)
+    launch_merge_path_partition<32>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
+                                    stream);
+  else if (splits * 16 <= lane_slots)
+    launch_merge_path_partition<16>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
+                                    stream);
+  else if (splits * 8 <= lane_slots)
+    launch_merge_path_partition<8>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
+                                   stream);
+  else
+    launch_merge_path_partition<1>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
+                                   stream);
 }
 
 /// Allows `bytes` of dynamic shared memory for `kernel` (once per kernel).
