@@ -716,7 +716,7 @@ std::vector<std::uint64_t> merged_splits(const std::vector<std::uint64_t>& b, st
                                          std::uint32_t diagonals) {
   std::vector<std::uint64_t> splits;
   std::uint64_t a = 0, i = 0;
-  for (;; ) {
+  while (true) {
     if ((a + i) % diagonals == 0) splits.push_back(a);
     if (a == b.size() && i == num_items) break;
     if (a < b.size() && (i == num_items || b[a] <= i)) ++a;
