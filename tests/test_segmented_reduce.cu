@@ -684,7 +684,8 @@ TEST_CASE("invalid offsets give unspecified sums but no access out of bounds", "
 // The merge-path partition takes 32, 16 or 8 lanes per split by the number of
 // splits, and a thread per split beyond (detail/ragged/merge_path_dispatch.cuh):
 // the cases above are small (32 lanes), so this one has enough values for 16.
-// Every lane count is checked on its own below.
+// 8 lanes and the thread would need 150 million values here; the partition
+// alone is checked with every lane count, on these invalid offsets too, below.
 TEST_CASE("invalid offsets with many tiles give no access out of bounds", "[gpu][segmented_reduce]") {
   cuda_stream stream;
   scankit::context ctx(stream);
@@ -762,12 +763,14 @@ void partition_lanes_case(cuda_stream& stream, const std::string& name, const st
   CHECK(out_of_range == 0u);
 }
 
-TEST_CASE("merge-path partition: 8, 16 and 32 lanes per split and a thread find the splits of a sequential merge",
-          "[gpu][segmented_reduce]") {
-  cuda_stream stream;
-  rng r(case_seed("segmented_reduce/partition_lanes"));
+/// Every lane count on valid layouts (short, long and empty segments, one
+/// boundary, no items, a giant among short segments; int32 and uint64
+/// offsets) and on the five kinds of invalid offsets; `scale` divides the
+/// sizes (the sanitizers take a small copy).
+void partition_lane_counts(cuda_stream& stream, std::size_t scale) {
+  rng r(case_seed("segmented_reduce/partition_lanes/" + std::to_string(scale)));
   auto offsets = [&](std::size_t ns, std::uint64_t max_length) {
-    std::vector<std::uint64_t> len(ns);
+    std::vector<std::uint64_t> len(ns / scale);
     for (auto& l : len) l = r.below(max_length + 1);
     return offsets_from_lengths(len, r.below(50));
   };
@@ -778,14 +781,14 @@ TEST_CASE("merge-path partition: 8, 16 and 32 lanes per split and a thread find 
     std::uint32_t diagonals;
   };
   std::vector<shape> shapes = {
-      {"short segments, 30 000 splits", offsets(300'000, 20), 37, 101},
+      {"short segments", offsets(300'000, 20), 37, 101},
       {"long segments", offsets(2'000, 20'000), 0, 997},
-      {"empty segments only", std::vector<std::uint64_t>(50'001, 7), 13, 64},
-      {"one boundary", {0}, 100'000, 33},
-      {"no items", offsets(10'000, 0), 0, 7}};
+      {"empty segments only", std::vector<std::uint64_t>(50'001 / scale, 7), 13, 64},
+      {"one boundary", {0}, 100'000 / scale, 33},
+      {"no items", std::vector<std::uint64_t>(10'001 / scale, 0), 0, 7}};
   {
     std::vector<std::uint64_t> giant = offsets(5'000, 3);  // one long segment among short ones
-    for (std::size_t k = 2'500; k < giant.size(); ++k) giant[k] += 1'000'000;
+    for (std::size_t k = giant.size() / 2; k < giant.size(); ++k) giant[k] += 1'000'000 / scale;
     shapes.push_back({"giant among short", giant, 5, 503});
   }
   for (const shape& s : shapes) {
@@ -794,13 +797,29 @@ TEST_CASE("merge-path partition: 8, 16 and 32 lanes per split and a thread find 
     partition_lanes_case<std::uint64_t>(stream, s.name, s.b, num_items, s.diagonals, true);
   }
   for (int kind = 0; kind < 5; ++kind) {
-    const std::size_t ns = 40'000;
-    const std::uint64_t nv = 400'000;
+    const std::size_t ns = 40'000 / scale;
+    const std::uint64_t nv = 400'000 / scale;
     const std::vector<std::int32_t> broken = broken_offsets<std::int32_t>(kind, ns, nv, r);
     std::vector<std::uint64_t> b(broken.size());
     for (std::size_t k = 0; k < b.size(); ++k) b[k] = scankit::detail::offset_index(broken[k]);
     partition_lanes_case<std::uint64_t>(stream, "broken " + std::to_string(kind), b, nv, 89, false);
   }
+}
+
+// 33 000 splits for the short segments: every group of a warp busy.
+TEST_CASE("merge-path partition: 8, 16 and 32 lanes per split and a thread find the splits of a sequential merge",
+          "[gpu][segmented_reduce]") {
+  cuda_stream stream;
+  partition_lane_counts(stream, 1);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+// Groups of one warp that leave the search at different steps: their
+// ballots name only their own lanes (synccheck), and invalid offsets stay
+// in bounds (memcheck).
+TEST_CASE("merge-path partition lane counts for the sanitizers", "[gpu][segmented_reduce][sanitize]") {
+  cuda_stream stream;
+  partition_lane_counts(stream, 50);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 

@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace scankit::detail {
 
@@ -44,36 +45,32 @@ void launch_merge_path_partition(const Offset* d_boundaries, std::uint64_t num_b
 }
 
 /// Launches the partition search on `stream`: 32, 16 or 8 lanes per split,
-/// the most that keep the search within half the GPU's warp slots (32 warps
-/// per SM); a thread per split where even 8 lanes would not fit. The search
-/// is bound by its chain of dependent reads, which a group's `Lanes`-way
-/// steps shorten, but each step costs the group `Lanes` reads, most of them
-/// to sectors of their own. Measured on the H200 (segmented int32 sums, the
-/// six distributions of the benchmark; before, a warp per split up to 32
-/// splits per SM and a thread per split beyond): at 2^26 values (7 600 -
-/// 15 200 splits) the power law, segments of 4 and 256 and the giant 3-4.5 %
-/// faster, segments of 1 and 65536 within 1 % (16 lanes for segments of 1,
-/// past half the slots: 3 % slower); at 2^28 (33 000 - 61 000 splits) 4
-/// lanes per split no faster than a thread and 2 lanes up to 3.4 % slower
-/// (segments of 4), so a thread per split stays there.
+/// the most that keep the search within 32 warps per SM (half of sm_90's
+/// warp slots); a thread per split where even 8 lanes would not fit. The
+/// search is bound by its chain of dependent reads, which a group's
+/// `Lanes`-way steps shorten, but each step costs the group `Lanes` reads,
+/// most of them to sectors of their own. Measured on the H200 (segmented
+/// int32 sums, the six distributions of the benchmark; before, a warp per
+/// split up to 4 224 splits and a thread per split beyond): at 2^26 values
+/// (7 600 - 15 200 splits) the power law, segments of 4 and 256 and the
+/// giant 3-4.5 % faster, segments of 1 and 65536 within 1 % (16 lanes for
+/// segments of 1, past 32 warps per SM: 3 % slower); at 2^28 (30 400 -
+/// 60 800 splits) 4 lanes per split no faster than a thread and 2 lanes up
+/// to 3.4 % slower (segments of 4), so a thread per split stays there.
 template <class Offset>
 void partition_merge_path(const Offset* d_boundaries, std::uint64_t num_boundaries, std::uint64_t num_items,
                           std::uint32_t tile_diagonals, std::uint64_t num_tiles, std::uint64_t* d_splits,
                           cudaStream_t stream) {
+  auto launch = [&](auto lanes) {
+    launch_merge_path_partition<decltype(lanes)::value>(d_boundaries, num_boundaries, num_items, tile_diagonals,
+                                                        num_tiles, d_splits, stream);
+  };
   const std::uint64_t splits = num_tiles + 1;
   const std::uint64_t lane_slots = std::uint64_t(current_sm_count()) * 32 * warp_threads;
-  if (splits * 32 <= lane_slots)
-    launch_merge_path_partition<32>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
-                                    stream);
-  else if (splits * 16 <= lane_slots)
-    launch_merge_path_partition<16>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
-                                    stream);
-  else if (splits * 8 <= lane_slots)
-    launch_merge_path_partition<8>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
-                                   stream);
-  else
-    launch_merge_path_partition<1>(d_boundaries, num_boundaries, num_items, tile_diagonals, num_tiles, d_splits,
-                                   stream);
+  if (splits * 32 <= lane_slots) launch(std::integral_constant<unsigned, 32>{});
+  else if (splits * 16 <= lane_slots) launch(std::integral_constant<unsigned, 16>{});
+  else if (splits * 8 <= lane_slots) launch(std::integral_constant<unsigned, 8>{});
+  else launch(std::integral_constant<unsigned, 1>{});
 }
 
 /// Allows `bytes` of dynamic shared memory for `kernel` (once per kernel).
