@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     const std::uint32_t first_end = has_boundary ? position(start.a) : b_end;
     maybe<T> leading{L.init, false};  // init where the walk is empty (only invalid offsets leave one so)
     if (b < first_end) leading = maybe<T>{fold(values_s[b], b + 1, first_end), true};
-    T open = L.init;  // the walk's open segment (after its last boundary)
+    T open = leading.value;  // the walk's open segment (after its last boundary, if any)
     if (has_boundary) {
       b = first_end;
       for (std::uint32_t k = start.a + 1; k < a_end; ++k) {
@@ -300,8 +300,6 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
         b = end;
       }
       open = fold(L.init, b, b_end);
-    } else {
-      open = leading.value;
     }
     const std::uint32_t closed = has_boundary ? a_end - start.a : 0u;
 
