@@ -600,33 +600,46 @@ struct particle {
   std::int32_t cell;
   std::uint32_t id;
 };
+// 24 bytes: more than the 16 of a vector, so the item before a tile takes
+// two 16-byte lines of its buffer.
+struct weighted_particle {
+  float x, y;
+  std::int32_t cell;
+  std::uint32_t id;
+  double weight;
+};
 
 struct alive {
-  __device__ bool operator()(const particle& p) const { return p.x * p.x + p.y * p.y < 1.0f; }
+  template <class P>
+  __device__ bool operator()(const P& p) const { return p.x * p.x + p.y * p.y < 1.0f; }
 };
 struct odd_id {
-  __device__ bool operator()(const particle& p) const { return p.id % 2 == 1; }
+  template <class P>
+  __device__ bool operator()(const P& p) const { return p.id % 2 == 1; }
 };
 struct same_cell {
-  __device__ bool operator()(const particle& a, const particle& b) const { return a.cell == b.cell; }
+  template <class P>
+  __device__ bool operator()(const P& a, const P& b) const { return a.cell == b.cell; }
 };
 
-TEST_CASE("template API: custom item types, predicates and equality", "[gpu][select][sanitize]") {
+TEMPLATE_TEST_CASE("template API: custom item types, predicates and equality", "[gpu][select][sanitize]", particle,
+                   weighted_particle) {
   cuda_stream stream;
   scankit::context ctx(stream);
   for (std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(20011)}) {
-    const std::uint64_t seed = case_seed("select/template/" + std::to_string(n));
-    CAPTURE(n, seed);
+    const std::uint64_t seed = case_seed("select/template/" + std::to_string(sizeof(TestType)) + "/" + std::to_string(n));
+    CAPTURE(sizeof(TestType), n, seed);
     rng r(seed);
-    std::vector<particle> in(n);
+    std::vector<TestType> in(n);
     std::int32_t cell = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (r.below(4) == 0) ++cell;
       // Multiples of 2^-10: x·x + y·y is exact in float, so the device (which
       // may fuse it into an FMA) and the host agree on every comparison.
-      in[i] = {float(r.below(2048)) / 1024.f - 1.f, float(r.below(2048)) / 1024.f - 1.f, cell, std::uint32_t(i)};
+      in[i] = TestType{float(r.below(2048)) / 1024.f - 1.f, float(r.below(2048)) / 1024.f - 1.f, cell, std::uint32_t(i)};
+      if constexpr (std::is_same_v<TestType, weighted_particle>) in[i].weight = double(r.below(1000));
     }
-    device_buffer<particle> d_in(n), d_out(n);
+    device_buffer<TestType> d_in(n), d_out(n);
     device_buffer<std::size_t> d_count(1);
     d_in.upload(in, stream);
 
@@ -637,8 +650,8 @@ TEST_CASE("template API: custom item types, predicates and equality", "[gpu][sel
     }
     d_out.poison(stream);
     const std::size_t kept = scankit::device::compact_if(ctx, d_in.data(), d_out.data(), n, alive{});
-    const std::vector<particle> got = d_out.download(stream);
-    const std::vector<particle> expected = reference_compact(in, live);
+    const std::vector<TestType> got = d_out.download(stream);
+    const std::vector<TestType> expected = reference_compact(in, live);
     check_selected(got, kept, expected, "compact_if(alive)");
 
     d_out.poison(stream);

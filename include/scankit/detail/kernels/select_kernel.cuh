@@ -157,12 +157,17 @@ struct select_launch {
   void* d_status_scratch;    // split-layout values (run-length encoding)
 };
 
-/// Dynamic shared memory: select_stages tile buffers, each 16 bytes (the item before
-/// the tile, for selectors that compare neighbours), the tile, and the
-/// selector's staged per-item data (flags), padded to 16 bytes.
+/// The whole 16-byte lines before a tile's items in its buffer: they end
+/// with the item before the tile (for selectors that compare neighbours), and
+/// come with the tile's bulk copy.
+template <class Item>
+inline constexpr std::uint32_t select_lead_bytes = (sizeof(Item) + 15) / 16 * 16;
+
+/// Dynamic shared memory: select_stages tile buffers, each the lead, the
+/// tile, and the selector's staged per-item data (flags), padded to 16 bytes.
 template <class Item, class Tuning, std::size_t SideBytes>
-inline constexpr std::size_t select_buffer_bytes =
-    16 + tile_items<Item, Tuning> * sizeof(Item) + (tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
+inline constexpr std::size_t select_buffer_bytes = select_lead_bytes<Item> + tile_items<Item, Tuning> * sizeof(Item) +
+                                                   (tile_items<Item, Tuning> * SideBytes + 15) / 16 * 16;
 template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
@@ -199,7 +204,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     if constexpr (runs) return p.count; else return p;
   };
   auto staged_of = [&](int b) {  // staged[-1]: the item before the tile
-    return reinterpret_cast<Item*>(select_smem + b * (buffer_bytes / 16) + 1);
+    return reinterpret_cast<Item*>(select_smem + (b * buffer_bytes + select_lead_bytes<Item>) / 16);
   };
   auto side_of = [&](int b) {  // the staged flags of buffer b
     return reinterpret_cast<const unsigned char*>(staged_of(b) + tile_size);
@@ -207,26 +212,26 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   const bool single_tile = L.num_tiles == 1;
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
-  // Thread 0: put the next tile in buffer b — its ticket (drawn earlier, so
-  // the atomic's latency is hidden), its bulk copy, the item before it — and
-  // arrive on the buffer's barrier. Every fill completes one phase of that
-  // barrier, and the arrival releases the writes above: a thread that has
-  // waited for the phase may read buffer_tile[b], buffer_copied[b] and the
-  // staged items. A block stops drawing after its first ticket past the end;
-  // with a single tile the one block takes it without a ticket.
-  bool drawing = true;
-  std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
-  auto draw_early = [&] {
-    if (drawing && !single_tile) drawn = draw_ticket(L.d_status);
-  };
-  auto fill = [&](int b) {
+  // Thread 0: put the next tile in buffer b — redeem `ticket` (drawn while
+  // the block was busy, so the atomic's latency is hidden), start the bulk
+  // copy of the tile together with its lead (which ends with the item before
+  // the tile) — and arrive on the buffer's barrier. Thread 0
+  // waits on no global load here: a tile that cannot be bulk-copied is
+  // loaded by every thread in select_tile. Every fill completes one phase of
+  // that barrier, and the arrival releases the writes above: a thread that
+  // has waited for the phase may read buffer_tile[b], buffer_copied[b] and
+  // the staged items. A block stops drawing after its first ticket past the
+  // end; with a single tile the one block takes it without a ticket.
+  __shared__ bool drawing;              // this block still draws tickets
+  __shared__ std::uint64_t next_ticket;  // drawn for the next fill
+  auto fill = [&](int b, std::uint64_t ticket) {
     std::uint32_t tile = L.num_tiles;
     if (drawing) {
       if (single_tile) {
         tile = 0;
         drawing = false;
       } else {
-        const launch_ticket t = redeem_persistent_ticket(L.d_status, drawn, total_draws);
+        const launch_ticket t = redeem_persistent_ticket(L.d_status, ticket, total_draws);
         tile = t.tile;
         launch_tag = t.tag;  // the same for every draw of the launch
         drawing = tile < L.num_tiles;
@@ -241,16 +246,25 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       buffer_copied[b] = copied;
       buffer_side[b] = side;
       if (copied) {
+        // The tile starts 16-byte aligned, so the lead before it is whole
+        // 16-byte lines ending with staged[-1]; a copy of its own keeps the
+        // tile's copy aligned as it was.
+        constexpr std::uint32_t lead = select_lead_bytes<Item>;
         constexpr std::uint32_t item_bytes = tile_size * std::uint32_t(sizeof(Item));
         constexpr std::uint32_t flag_bytes = tile_size * std::uint32_t(side_bytes);
-        mbarrier_expect_bytes(&loaded[b], item_bytes + (side ? flag_bytes : 0));
+        const bool with_lead = L.chunk_begin + begin > 0;
+        const std::uint32_t lead_bytes = with_lead ? lead : 0;
+        mbarrier_expect_bytes(&loaded[b], lead_bytes + item_bytes + (side ? flag_bytes : 0));
+        if (with_lead)
+          bulk_copy_to_shared(reinterpret_cast<unsigned char*>(staged) - lead,
+                              reinterpret_cast<const unsigned char*>(L.d_in + L.chunk_begin + begin) - lead, lead,
+                              &loaded[b]);
         bulk_copy_to_shared(staged, L.d_in + L.chunk_begin + begin, item_bytes, &loaded[b]);
         if (side)
           bulk_copy_to_shared(const_cast<unsigned char*>(side_of(b)),
                               static_cast<const unsigned char*>(L.d_side) + (L.chunk_begin + begin) * side_bytes,
                               flag_bytes, &loaded[b]);
       }
-      if (L.chunk_begin + begin > 0) staged[-1] = L.d_in[L.chunk_begin + begin - 1];
     }
     mbarrier_arrive(&loaded[b]);
   };
@@ -278,6 +292,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     const std::size_t tile_global = L.chunk_begin + tile_begin;
     if (!buffer_copied[b]) {
       const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
+      if (threadIdx.x == 0 && tile_global > 0) staged[-1] = L.d_in[tile_global - 1];
 #pragma unroll
       for (int r = 0; r < rounds; ++r)
 #pragma unroll
@@ -341,10 +356,8 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
     carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
     launch_tag = 0;
-    for (int b = 0; b < stages; ++b) {
-      draw_early();
-      fill(b);
-    }
+    drawing = true;
+    for (int b = 0; b < stages; ++b) fill(b, drawing && !single_tile ? draw_ticket(L.d_status) : 0);
   }
   __syncthreads();
   mbarrier_wait(&loaded[0], 0);
@@ -369,7 +382,21 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     // Phases 0-1 of the next tile first: its aggregate goes out before this
     // tile's look-back waits.
     const unsigned next_bits = has_next ? select_tile(next) : 0u;
+    // This tile's items into registers (where they go through shared
+    // memory): after the barrier the buffer may be rearranged.
+    Item v[rounds][vec];
+    if constexpr (scatter_through_shared) {
+#pragma unroll
+      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
+    }
     __syncthreads();
+
+    // The last warp draws the ticket of this iteration's refill while warp 0
+    // looks back (it hands it over in phase 3), so neither the look-back
+    // warp nor thread 0 ever waits for the atomic.
+    const bool ticket_drawer = warp == warps - 1 && lane == 0 && drawing && !single_tile;
+    std::uint64_t drawn = 0;
+    if (ticket_drawer) drawn = draw_ticket(L.d_status);
 
     // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
     // this tile's prefix and publishes its inclusive prefix.
@@ -400,41 +427,19 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
         }
       }
     }
-    __syncthreads();
 
-    // Phase 3: every selected item of this tile to its slot (thread 0 first
-    // draws the ticket for the refill below).
-    if (threadIdx.x == 0) draw_early();
+    // Phase 3: every selected item of this tile to its slot.
     if constexpr (scatter_through_shared) {
       // Every item to its slot in the tile, in shared memory — the selected
       // ones first, then (partition) the rejected ones — and the block writes
       // the tile's one or two runs with consecutive threads on consecutive
       // addresses, so stores fill whole sectors. Run-length encoding then
-      // writes its run lengths the same way (below).
-      if constexpr (Mode == select_mode::partition) {
-        if (k == 0) {
-          // The block's first tile: the pre-pass's block counts (waiting
-          // for it when this launch is its dependent), summed by warp here
-          // and over the warps after the barrier below.
-          wait_for_earlier_grid();
-          std::uint64_t counted = 0;
-          for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) counted += L.d_block_counts[c];
-          counted = warp_reduce(counted, warp_threads, [](std::uint64_t x, std::uint64_t y) { return x + y; });
-          if (lane == 0) warp_counts[warp] = counted;
-        }
-      }
-      Item v[rounds][vec];
-#pragma unroll
-      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
+      // writes its run lengths the same way (below). The slots within the
+      // tile came with its aggregate, so the other warps rearrange while
+      // warp 0 looks back, and warp 0 after it.
       const unsigned tile_selected = count_of(tile_total[b]);
       unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
       unsigned round_slot[rounds];                       // slot of this thread's first item of round r
-      __syncthreads();  // every item is in registers: the buffer may be rearranged
-      if constexpr (Mode == select_mode::partition) {
-        if (k == 0) {
-          for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
-        }
-      }
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
@@ -458,7 +463,25 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
         }
         before += shfl_idx(inclusive, warp_threads - 1);
       }
+      if constexpr (Mode == select_mode::partition) {
+        if (k == 0) {
+          // The block's first tile: the pre-pass's block counts (waiting
+          // for it when this launch is its dependent), summed by warp here
+          // and over the warps after the barrier below.
+          wait_for_earlier_grid();
+          std::uint64_t counted = 0;
+          for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) counted += L.d_block_counts[c];
+          counted = warp_reduce(counted, warp_threads, [](std::uint64_t x, std::uint64_t y) { return x + y; });
+          if (lane == 0) warp_counts[warp] = counted;
+        }
+      }
+      if (ticket_drawer) next_ticket = drawn;
       __syncthreads();
+      if constexpr (Mode == select_mode::partition) {
+        if (k == 0) {
+          for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
+        }
+      }
       const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
       std::uint64_t first_rejected = 0;
       if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
@@ -505,7 +528,9 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       }
     } else {
       // Key/value compaction: every selected item and its value straight
-      // from its slot.
+      // from its slot, after the look-back.
+      if (ticket_drawer) next_ticket = drawn;
+      __syncthreads();
       unsigned running = tile_prefix + warp_prefix[b][warp];
       const std::uint64_t base = carry.selected;
 #pragma unroll
@@ -535,7 +560,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     // Buffer b is free again (every thread is done with it and with the
     // shared prefixes): refill it; the copy has stages − 1 iterations to land.
     __syncthreads();
-    if (threadIdx.x == 0) fill(b);
+    if (threadIdx.x == 0) fill(b, next_ticket);
     bits = next_bits;
   }
 }
