@@ -212,26 +212,29 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   const bool single_tile = L.num_tiles == 1;
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
-  // Thread 0: put the next tile in buffer b — redeem `ticket` (drawn while
-  // the block was busy, so the atomic's latency is hidden), start the bulk
-  // copy of the tile together with its lead (which ends with the item before
-  // the tile) — and arrive on the buffer's barrier. Thread 0
-  // waits on no global load here: a tile that cannot be bulk-copied is
-  // loaded by every thread in select_tile. Every fill completes one phase of
-  // that barrier, and the arrival releases the writes above: a thread that
-  // has waited for the phase may read buffer_tile[b], buffer_copied[b] and
-  // the staged items. A block stops drawing after its first ticket past the
-  // end; with a single tile the one block takes it without a ticket.
-  __shared__ bool drawing;              // this block still draws tickets
-  __shared__ std::uint64_t next_ticket;  // drawn for the next fill
-  auto fill = [&](int b, std::uint64_t ticket) {
+  // Thread 0: put the next tile in buffer b — its ticket (drawn earlier, so
+  // the atomic's latency is hidden), the bulk copy of the tile and of its
+  // lead (which ends with the item before the tile) — and arrive on the
+  // buffer's barrier. Thread 0 waits on no global load here: a tile that
+  // cannot be bulk-copied is loaded by every thread in select_tile. Every
+  // fill completes one phase of that barrier, and the arrival releases the
+  // writes above: a thread that has waited for the phase may read
+  // buffer_tile[b], buffer_copied[b] and the staged items. A block stops
+  // drawing after its first ticket past the end; with a single tile the one
+  // block takes it without a ticket.
+  bool drawing = true;
+  std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
+  auto draw_early = [&] {
+    if (drawing && !single_tile) drawn = draw_ticket(L.d_status);
+  };
+  auto fill = [&](int b) {
     std::uint32_t tile = L.num_tiles;
     if (drawing) {
       if (single_tile) {
         tile = 0;
         drawing = false;
       } else {
-        const launch_ticket t = redeem_persistent_ticket(L.d_status, ticket, total_draws);
+        const launch_ticket t = redeem_persistent_ticket(L.d_status, drawn, total_draws);
         tile = t.tile;
         launch_tag = t.tag;  // the same for every draw of the launch
         drawing = tile < L.num_tiles;
@@ -356,8 +359,10 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
     carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
     launch_tag = 0;
-    drawing = true;
-    for (int b = 0; b < stages; ++b) fill(b, drawing && !single_tile ? draw_ticket(L.d_status) : 0);
+    for (int b = 0; b < stages; ++b) {
+      draw_early();
+      fill(b);
+    }
   }
   __syncthreads();
   mbarrier_wait(&loaded[0], 0);
@@ -391,13 +396,6 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     }
     __syncthreads();
 
-    // The last warp draws the ticket of this iteration's refill while warp 0
-    // looks back (it hands it over in phase 3), so neither the look-back
-    // warp nor thread 0 ever waits for the atomic.
-    const bool ticket_drawer = warp == warps - 1 && lane == 0 && drawing && !single_tile;
-    std::uint64_t drawn = 0;
-    if (ticket_drawer) drawn = draw_ticket(L.d_status);
-
     // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
     // this tile's prefix and publishes its inclusive prefix.
     if (warp == 0) {
@@ -428,7 +426,9 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       }
     }
 
-    // Phase 3: every selected item of this tile to its slot.
+    // Phase 3: every selected item of this tile to its slot (thread 0 first
+    // draws the ticket for the refill below).
+    if (threadIdx.x == 0) draw_early();
     if constexpr (scatter_through_shared) {
       // Every item to its slot in the tile, in shared memory — the selected
       // ones first, then (partition) the rejected ones — and the block writes
@@ -475,7 +475,6 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
           if (lane == 0) warp_counts[warp] = counted;
         }
       }
-      if (ticket_drawer) next_ticket = drawn;
       __syncthreads();
       if constexpr (Mode == select_mode::partition) {
         if (k == 0) {
@@ -529,7 +528,6 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     } else {
       // Key/value compaction: every selected item and its value straight
       // from its slot, after the look-back.
-      if (ticket_drawer) next_ticket = drawn;
       __syncthreads();
       unsigned running = tile_prefix + warp_prefix[b][warp];
       const std::uint64_t base = carry.selected;
@@ -560,7 +558,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     // Buffer b is free again (every thread is done with it and with the
     // shared prefixes): refill it; the copy has stages − 1 iterations to land.
     __syncthreads();
-    if (threadIdx.x == 0) fill(b, next_ticket);
+    if (threadIdx.x == 0) fill(b);
     bits = next_bits;
   }
 }
