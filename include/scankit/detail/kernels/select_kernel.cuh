@@ -8,8 +8,10 @@
 // already selected with its aggregate published (a block holding an
 // unpublished tile would make every later tile wait for it) and the bulk copy
 // (TMA) of the one after is in flight. Per tile:
-//   phase 0  the tile's items in shared memory (bulk copy; thread loads for a
-//            misaligned input or a partial tile)
+//   phase 0  the tile's items in shared memory, after its lead (the 16-byte
+//            lines before it, which end with the item before the tile): bulk
+//            copies issued by thread 0, which waits on no global load; thread
+//            loads for a misaligned input or a partial tile
 //   phase 1  each thread evaluates the selector on its items (warp-striped
 //            16-byte vectors, as in the scan) and keeps the answers as one
 //            bit per item in a single register; warp totals
@@ -19,10 +21,12 @@
 //            the last run head) and publishes its inclusive prefix
 //   phase 3  each warp walks its rounds again with the bits: a warp scan of
 //            the lanes' counts gives every selected item its slot; the items
-//            are rearranged in shared memory and the block writes them out
-//            coalesced (run-length encoding: then the run lengths, from the
-//            heads' positions, the same way). Key/value compaction stores
-//            each selected item and value straight to its slot.
+//            are rearranged in shared memory (by the other warps while warp 0
+//            looks back: the slots within the tile came with its aggregate)
+//            and the block writes them out coalesced (run-length encoding:
+//            then the run lengths, from the heads' positions, the same way).
+//            Key/value compaction stores each selected item and value
+//            straight to its slot.
 //
 // A call of more than 2^31 items runs as several launches ("chunks"); each
 // starts from the counts the previous one left in select_state, so positions
