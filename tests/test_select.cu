@@ -622,59 +622,75 @@ struct same_cell {
   __device__ bool operator()(const P& a, const P& b) const { return a.cell == b.cell; }
 };
 
+/// The template API on custom items: compact_if, unique, partition_if and
+/// run_length_encode with user functors, against the host reference. Cells
+/// change at random, and at every tile boundary B the last item before it
+/// starts a cell of its own that item B continues, so a tile that compared
+/// its first item with anything but item B - 1 would make B a head.
+template <class P>
+void template_api_case(scankit::context& ctx, cuda_stream& stream, std::size_t n) {
+  const std::uint64_t seed = case_seed("select/template/" + std::to_string(sizeof(P)) + "/" + std::to_string(n));
+  CAPTURE(sizeof(P), n, seed);
+  rng r(seed);
+  std::vector<P> in(n);
+  std::int32_t cell = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t in_tile = i % select_tile<P>;
+    if (in_tile == select_tile<P> - 1 || (in_tile != 0 && r.below(4) == 0)) ++cell;
+    // Multiples of 2^-10: x·x + y·y is exact in float, so the device (which
+    // may fuse it into an FMA) and the host agree on every comparison.
+    in[i] = P{float(r.below(2048)) / 1024.f - 1.f, float(r.below(2048)) / 1024.f - 1.f, cell, std::uint32_t(i)};
+    if constexpr (std::is_same_v<P, weighted_particle>) in[i].weight = double(r.below(1000));
+  }
+  device_buffer<P> d_in(n), d_out(n);
+  device_buffer<std::size_t> d_count(1);
+  d_in.upload(in, stream);
+
+  std::vector<std::uint8_t> live(n), heads(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    live[i] = in[i].x * in[i].x + in[i].y * in[i].y < 1.0f;
+    heads[i] = i == 0 || in[i - 1].cell != in[i].cell;
+  }
+  d_out.poison(stream);
+  const std::size_t kept = scankit::device::compact_if(ctx, d_in.data(), d_out.data(), n, alive{});
+  check_selected(d_out.download(stream), kept, reference_compact(in, live), "compact_if(alive)");
+
+  d_out.poison(stream);
+  scankit::device::unique_async(ctx, d_in.data(), d_out.data(), n, d_count.data(), same_cell{});
+  const std::size_t cells = read_device_count(d_count, stream);
+  check_selected(d_out.download(stream), cells, reference_compact(in, heads), "unique(same_cell)");
+
+  // A stable partition, and a run_length_encode with a custom equality.
+  d_out.poison(stream);
+  const std::size_t odd = scankit::device::partition_if(ctx, d_in.data(), d_out.data(), n, odd_id{});
+  CHECK(odd == n / 2);
+  device_buffer<std::uint32_t> d_lengths(n);
+  const std::size_t runs =
+      scankit::device::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n, same_cell{});
+  CHECK(runs == cells);
+  std::vector<std::uint32_t> lengths;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (heads[i]) lengths.push_back(0);
+    ++lengths.back();
+  }
+  CHECK(d_lengths.download(stream, 0, runs) == lengths);
+}
+
 TEMPLATE_TEST_CASE("template API: custom item types, predicates and equality", "[gpu][select][sanitize]", particle,
                    weighted_particle) {
   cuda_stream stream;
   scankit::context ctx(stream);
-  for (std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(20011)}) {
-    const std::uint64_t seed = case_seed("select/template/" + std::to_string(sizeof(TestType)) + "/" + std::to_string(n));
-    CAPTURE(sizeof(TestType), n, seed);
-    rng r(seed);
-    std::vector<TestType> in(n);
-    std::int32_t cell = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (r.below(4) == 0) ++cell;
-      // Multiples of 2^-10: x·x + y·y is exact in float, so the device (which
-      // may fuse it into an FMA) and the host agree on every comparison.
-      in[i] = TestType{float(r.below(2048)) / 1024.f - 1.f, float(r.below(2048)) / 1024.f - 1.f, cell, std::uint32_t(i)};
-      if constexpr (std::is_same_v<TestType, weighted_particle>) in[i].weight = double(r.below(1000));
-    }
-    device_buffer<TestType> d_in(n), d_out(n);
-    device_buffer<std::size_t> d_count(1);
-    d_in.upload(in, stream);
+  for (std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(20011)}) template_api_case<TestType>(ctx, stream, n);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
 
-    std::vector<std::uint8_t> live(n), heads(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      live[i] = in[i].x * in[i].x + in[i].y * in[i].y < 1.0f;
-      heads[i] = i == 0 || in[i - 1].cell != in[i].cell;
-    }
-    d_out.poison(stream);
-    const std::size_t kept = scankit::device::compact_if(ctx, d_in.data(), d_out.data(), n, alive{});
-    const std::vector<TestType> got = d_out.download(stream);
-    const std::vector<TestType> expected = reference_compact(in, live);
-    check_selected(got, kept, expected, "compact_if(alive)");
-
-    d_out.poison(stream);
-    scankit::device::unique_async(ctx, d_in.data(), d_out.data(), n, d_count.data(), same_cell{});
-    const std::size_t cells = read_device_count(d_count, stream);
-    check_selected(d_out.download(stream), cells, reference_compact(in, heads), "unique(same_cell)");
-
-    // A stable partition, and a run_length_encode with a custom equality.
-    d_out.poison(stream);
-    const std::size_t odd =
-        scankit::device::partition_if(ctx, d_in.data(), d_out.data(), n, odd_id{});
-    CHECK(odd == n / 2);
-    device_buffer<std::uint32_t> d_lengths(n);
-    const std::size_t runs =
-        scankit::device::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n, same_cell{});
-    CHECK(runs == cells);
-    std::vector<std::uint32_t> lengths;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (heads[i]) lengths.push_back(0);
-      ++lengths.back();
-    }
-    CHECK(d_lengths.download(stream, 0, runs) == lengths);
-  }
+TEMPLATE_TEST_CASE("template API: custom items over several tiles per block", "[gpu][select]", particle,
+                   weighted_particle) {
+  // 1024 tiles: several per block of the persistent grid (two blocks per SM),
+  // so every tile buffer and the pipeline between them carry these items.
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  template_api_case<TestType>(ctx, stream, 1024 * select_tile<TestType> + 5);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 

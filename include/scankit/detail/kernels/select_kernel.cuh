@@ -216,16 +216,16 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   const bool single_tile = L.num_tiles == 1;
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
-  // Thread 0: put the next tile in buffer b — its ticket (drawn earlier, so
-  // the atomic's latency is hidden), the bulk copy of the tile and of its
-  // lead (which ends with the item before the tile) — and arrive on the
-  // buffer's barrier. Thread 0 waits on no global load here: a tile that
-  // cannot be bulk-copied is loaded by every thread in select_tile. Every
-  // fill completes one phase of that barrier, and the arrival releases the
-  // writes above: a thread that has waited for the phase may read
-  // buffer_tile[b], buffer_copied[b] and the staged items. A block stops
-  // drawing after its first ticket past the end; with a single tile the one
-  // block takes it without a ticket.
+  // Thread 0: put the next tile in buffer b — its ticket (in the loop drawn
+  // at the start of the scatter, so the atomic's latency is hidden), the
+  // bulk copies of the tile and of its lead (which ends with the item before
+  // the tile) — and arrive on the buffer's barrier. Thread 0 waits on no
+  // global load here: a tile that cannot be bulk-copied is loaded by every
+  // thread in select_tile. Every fill completes one phase of that barrier,
+  // and the arrival releases the writes above: a thread that has waited for
+  // the phase may read buffer_tile[b], buffer_copied[b] and the staged
+  // items. A block stops drawing after its first ticket past the end; with a
+  // single tile the one block takes it without a ticket.
   bool drawing = true;
   std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
   auto draw_early = [&] {
@@ -254,8 +254,9 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       buffer_side[b] = side;
       if (copied) {
         // The tile starts 16-byte aligned, so the lead before it is whole
-        // 16-byte lines ending with staged[-1]; a copy of its own keeps the
-        // tile's copy aligned as it was.
+        // 16-byte lines ending with staged[-1]. It goes in a copy of its own,
+        // so the tile's copy starts where it always did (one copy of both:
+        // docs/select.md).
         constexpr std::uint32_t lead = select_lead_bytes<Item>;
         constexpr std::uint32_t item_bytes = tile_size * std::uint32_t(sizeof(Item));
         constexpr std::uint32_t flag_bytes = tile_size * std::uint32_t(side_bytes);
@@ -290,8 +291,9 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
 
   // Phases 0-1 for buffer b (after waiting for its barrier): the tile in
   // shared memory, one bit per item, the warp totals. Without a bulk copy
-  // each thread loads its own slots; slots past the end get the launch's last
-  // item, so selectors only ever see input values. Returns this thread's bits.
+  // each thread loads its own slots (and thread 0 the item before the tile);
+  // slots past the end get the launch's last item, so selectors only ever
+  // see input values. Returns this thread's bits.
   auto select_tile = [&](int b) -> unsigned {
     Item* const staged = staged_of(b);
     const unsigned tile_begin = buffer_tile[b] * tile_size;
@@ -391,12 +393,13 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     // Phases 0-1 of the next tile first: its aggregate goes out before this
     // tile's look-back waits.
     const unsigned next_bits = has_next ? select_tile(next) : 0u;
-    // This tile's items into registers (where they go through shared
-    // memory): after the barrier the buffer may be rearranged.
-    Item v[rounds][vec];
+    // This tile's items into registers where they go through shared memory
+    // (key/value compaction reads them later, from the buffer): after the
+    // barrier the buffer may be rearranged.
+    Item items[rounds][vec];
     if constexpr (scatter_through_shared) {
 #pragma unroll
-      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), v[r]);
+      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), items[r]);
     }
     __syncthreads();
 
@@ -456,12 +459,12 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
         for (int j = 0; j < vec; ++j) {
           const bool selected = (rb >> j) & 1u;
           if (selected) {
-            staged[slot] = v[r][j];
+            staged[slot] = items[r][j];
           } else if constexpr (Mode == select_mode::partition) {
             // Rejected: after the tile's selected items. A slot past the end
             // of a partial tile is never selected, so it lands on itself,
             // past what the block writes out.
-            staged[tile_selected + (i + j - slot)] = v[r][j];
+            staged[tile_selected + (i + j - slot)] = items[r][j];
           }
           slot += selected;
         }
