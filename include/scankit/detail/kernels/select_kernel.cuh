@@ -9,9 +9,10 @@
 // unpublished tile would make every later tile wait for it) and the bulk copy
 // (TMA) of the one after is in flight. Per tile:
 //   phase 0  the tile's items in shared memory, after its lead (the 16-byte
-//            lines before it, which end with the item before the tile): bulk
-//            copies issued by thread 0, which waits on no global load; thread
-//            loads for a misaligned input or a partial tile
+//            lines before it, which end with the item before the tile; for
+//            selectors that compare neighbours): bulk copies issued by
+//            thread 0, which waits on no global load; thread loads for a
+//            misaligned input or a partial tile
 //   phase 1  each thread evaluates the selector on its items (warp-striped
 //            16-byte vectors, as in the scan) and keeps the answers as one
 //            bit per item in a single register; warp totals
@@ -105,16 +106,19 @@ constexpr int select_blocks_per_sm = 2;
 /// so the bytes staged per SM set most of its pace (and with the same bytes,
 /// fewer and larger tiles win): 512 threads and as many rounds
 /// as fit, and with staged flags one round more on fewer threads (at least
-/// 448) when that holds more items. 4-byte items: 512 threads × 4 rounds × 4
-/// (32 KB; with byte flags 448 × 4 × 4, 35 KB); 8-byte: 512 × 4 × 2 (32 KB;
-/// with byte flags too, 36 KB). Measured against CUB in the same runs
+/// 448) when that holds more items; 8-byte items without flags fill the
+/// budget with threads instead (576). 4-byte items: 512 threads × 4 rounds × 4
+/// (32 KB; with byte flags 448 × 4 × 4, 35 KB); 8-byte: 576 × 4 × 2 (36 KB;
+/// with byte flags 512 × 4 × 2, 36 KB). Measured against CUB in the same runs
 /// (compact_bench, 10 / 50 / 90 % selected): uint64 by byte flags at 2^28,
 /// 512 × 3 (27 KB) 0.85 / 0.93 / 0.98× CUB, 512 × 4 1.03 / 1.07 / 1.08×;
 /// uint32 by byte flags at 2^28, 512 × 3 (30 KB) 1.10 / 1.15 / 1.13×, 448 × 4
 /// 1.17 / 1.21 / 1.18× (at 2^20–2^22 1–3 % slower: fewer, larger tiles).
-/// Items alone on 448 × 5 (35 KB) instead of 512 × 4 measured up to 4 %
-/// faster for compact_if and unique from 2^26 up, but up to 8 % slower
-/// below, and run-length encoding up to 8 % slower. Smaller tiles at more
+/// 8-byte items alone on 576 × 4 instead of 512 × 4 (2^28, medians of 15,
+/// CUB in the same runs): compact_if and unique 4.7 / 2.5 % faster at 10 /
+/// 50 % selected, run-length encoding within 1 %; 448 × 5 gained at most
+/// 1.7 %, and measured when the tile's chain was longer up to 8 % slower
+/// below 2^26. Smaller tiles at more
 /// blocks per SM, and 384 or 256 threads with the same bytes per tile,
 /// measured slower. (docs/select.md has the runs.)
 template <class Item, std::size_t SideBytes = 0>
@@ -130,9 +134,11 @@ struct default_select_tuning {
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
   static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= 448 &&
                                deep_threads * (wide_rounds + 1) > 512 * wide_rounds;
+  static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8;
+  static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
 
  public:
-  static constexpr int threads = deep ? deep_threads : 512;
+  static constexpr int threads = deep ? deep_threads : filled ? filled_threads : 512;
   static constexpr int rounds = deep ? wide_rounds + 1 : wide_rounds;
   static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
 };
@@ -218,14 +224,15 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
 
   // Thread 0: put the next tile in buffer b — its ticket (in the loop drawn
   // at the start of the scatter, so the atomic's latency is hidden), the
-  // bulk copies of the tile and of its lead (which ends with the item before
-  // the tile) — and arrive on the buffer's barrier. Thread 0 waits on no
-  // global load here: a tile that cannot be bulk-copied is loaded by every
-  // thread in select_tile. Every fill completes one phase of that barrier,
-  // and the arrival releases the writes above: a thread that has waited for
-  // the phase may read buffer_tile[b], buffer_copied[b] and the staged
-  // items. A block stops drawing after its first ticket past the end; with a
-  // single tile the one block takes it without a ticket.
+  // bulk copies of the tile and, for selectors that compare neighbours, of
+  // its lead (which ends with the item before the tile) — and arrive on the
+  // buffer's barrier. Thread 0 waits on no global load here: a tile that
+  // cannot be bulk-copied is loaded by every thread in select_tile. Every
+  // fill completes one phase of that barrier, and the arrival releases the
+  // writes above: a thread that has waited for the phase may read
+  // buffer_tile[b], buffer_copied[b] and the staged items. A block stops
+  // drawing after its first ticket past the end; with a single tile the one
+  // block takes it without a ticket.
   bool drawing = true;
   std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
   auto draw_early = [&] {
@@ -256,11 +263,11 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
         // The tile starts 16-byte aligned, so the lead before it is whole
         // 16-byte lines ending with staged[-1]. It goes in a copy of its own,
         // so the tile's copy starts where it always did (one copy of both:
-        // docs/select.md).
+        // docs/select.md), and only for selectors that read staged[-1].
         constexpr std::uint32_t lead = select_lead_bytes<Item>;
         constexpr std::uint32_t item_bytes = tile_size * std::uint32_t(sizeof(Item));
         constexpr std::uint32_t flag_bytes = tile_size * std::uint32_t(side_bytes);
-        const bool with_lead = L.chunk_begin + begin > 0;
+        const bool with_lead = reads_item_before<Selector> && L.chunk_begin + begin > 0;
         const std::uint32_t lead_bytes = with_lead ? lead : 0;
         mbarrier_expect_bytes(&loaded[b], lead_bytes + item_bytes + (side ? flag_bytes : 0));
         if (with_lead)
@@ -291,9 +298,10 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
 
   // Phases 0-1 for buffer b (after waiting for its barrier): the tile in
   // shared memory, one bit per item, the warp totals. Without a bulk copy
-  // each thread loads its own slots (and thread 0 the item before the tile);
-  // slots past the end get the launch's last item, so selectors only ever
-  // see input values. Returns this thread's bits.
+  // each thread loads its own slots (and, for selectors that compare
+  // neighbours, thread 0 the item before the tile); slots past the end get
+  // the launch's last item, so selectors only ever see input values.
+  // Returns this thread's bits.
   auto select_tile = [&](int b) -> unsigned {
     Item* const staged = staged_of(b);
     const unsigned tile_begin = buffer_tile[b] * tile_size;
@@ -301,7 +309,8 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     const std::size_t tile_global = L.chunk_begin + tile_begin;
     if (!buffer_copied[b]) {
       const Item last = L.d_in[L.chunk_begin + L.chunk_items - 1];
-      if (threadIdx.x == 0 && tile_global > 0) staged[-1] = L.d_in[tile_global - 1];
+      if (reads_item_before<Selector> && threadIdx.x == 0 && tile_global > 0)
+        staged[-1] = L.d_in[tile_global - 1];
 #pragma unroll
       for (int r = 0; r < rounds; ++r)
 #pragma unroll

@@ -88,6 +88,13 @@ struct run_head_selector {
   }
 };
 
+/// Whether a selector reads the item before a vector (at[-1]): only then
+/// does the kernel stage the item before each tile.
+template <class Selector>
+inline constexpr bool reads_item_before = false;
+template <class Eq>
+inline constexpr bool reads_item_before<run_head_selector<Eq>> = true;
+
 /// The host API's predicates (scankit/select_predicate.hpp), evaluated on the
 /// device. Comparisons are T's own: NaN fails all but not_equal.
 template <class T>
