@@ -115,8 +115,8 @@ constexpr int select_blocks_per_sm = 2;
 /// uint32 by byte flags at 2^28, 512 × 3 (30 KB) 1.10 / 1.15 / 1.13×, 448 × 4
 /// 1.17 / 1.21 / 1.18× (at 2^20–2^22 1–3 % slower: fewer, larger tiles).
 /// 8-byte items alone on 576 × 4 instead of 512 × 4 (2^28, medians of 15,
-/// CUB in the same runs): compact_if and unique 4.7 / 2.5 % faster at 10 /
-/// 50 % selected, run-length encoding within 1 %; 448 × 5 gained at most
+/// CUB in the same runs): compact_if and unique 4.7–4.8 / 2.5–2.6 % faster
+/// at 10 / 50 % selected, run-length encoding within 1 %; 448 × 5 gained at most
 /// 1.7 %, and measured when the tile's chain was longer up to 8 % slower
 /// below 2^26. Smaller tiles at more
 /// blocks per SM, and 384 or 256 threads with the same bytes per tile,
@@ -190,6 +190,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   constexpr bool runs = Mode == select_mode::run_length_encode;
   static_assert(rounds * vec <= 32, "one selection bit per item in one register");
   static_assert(threads % warp_threads == 0, "whole warps");
+  static_assert(warps <= warp_threads, "warp 0 scans the warp totals, one per lane");
   using prefix_t = std::conditional_t<runs, run_prefix, std::uint32_t>;
   using prefix_op = std::conditional_t<runs, run_prefix_op, count_op>;
   constexpr std::size_t side_bytes = side_bytes_of<Selector>;

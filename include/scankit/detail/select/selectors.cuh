@@ -4,9 +4,10 @@
 // A selector has
 //   template <int Vec> unsigned bits(const Item (&v)[Vec], const Item* at, std::size_t g, unsigned valid)
 // v: the items g .. g + Vec − 1 (global indices), at: where v[0] sits (at[-1]
-// is the item before it, readable when g > 0), valid: how many of the Vec
-// items exist (bits past `valid` are ignored by the caller). Bit j answers
-// for item g + j.
+// is the item before it, readable when g > 0 and reads_item_before is true
+// for the selector: the kernel stages it only then), valid: how many of the
+// Vec items exist (bits past `valid` are ignored by the caller). Bit j
+// answers for item g + j.
 #pragma once
 
 #include <scankit/select_predicate.hpp>
