@@ -116,11 +116,11 @@ constexpr int select_blocks_per_sm = 2;
 /// 1.17 / 1.21 / 1.18× (at 2^20–2^22 1–3 % slower: fewer, larger tiles).
 /// 8-byte items alone on 576 × 4 instead of 512 × 4 (2^28, medians of 15,
 /// CUB in the same runs): compact_if and unique 4.7–4.8 / 2.5–2.6 % faster
-/// at 10 / 50 % selected, run-length encoding within 1 %; 448 × 5 gained at most
-/// 1.7 %, and measured when the tile's chain was longer up to 8 % slower
-/// below 2^26. Smaller tiles at more
-/// blocks per SM, and 384 or 256 threads with the same bytes per tile,
-/// measured slower. (docs/select.md has the runs.)
+/// at 10 / 50 % selected, run-length encoding within 1 %; at 2^20–2^22 up
+/// to 6 % slower (fewer, larger tiles). 448 × 5 gained at most 1.7 %, and
+/// when the tile's chain was longer measured up to 8 % slower below 2^26.
+/// Smaller tiles at more blocks per SM, and 384 or 256 threads with the
+/// same bytes per tile, measured slower. (docs/select.md has the runs.)
 template <class Item, std::size_t SideBytes = 0>
 struct default_select_tuning {
  private:
