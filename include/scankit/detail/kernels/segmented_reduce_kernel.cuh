@@ -7,9 +7,11 @@
 // values before offsets[0], which belong to no segment and are dropped; the
 // values after the last boundary likewise).
 //
-//   tiles kernel   persistent blocks, tile k of a block prefetched by bulk
-//                  copy (TMA) while tile k-1 is reduced, so memory stays
-//                  busy; no tile waits for another. Every segment closed in
+//   tiles kernel   persistent blocks, each tile staged by bulk copy (TMA):
+//                  for 4-byte values after the block's tile before it, the
+//                  wait hidden by five resident blocks per SM; for wider
+//                  ones while the tile before it is reduced (two stages).
+//                  No tile waits for another. Every segment closed in
 //                  the tile is final except the tile's first one, which
 //                  lacks the part before the tile: the tile leaves that
 //                  partial and its own carry (segment_carry) behind.
@@ -31,15 +33,29 @@ namespace scankit::detail {
 /// Threads, and merge steps per thread: a tile holds threads x steps values
 /// and boundaries (steps odd, so that threads walking runs of values read
 /// different shared-memory banks where a tile holds no boundary; the threads
-/// share a tile by cost, see boundary_weight). For 4-byte values, sweeps of
-/// 64-384 threads x 15-31 steps (int32 sum, 2^28 values, H200) found 384 x 23
-/// the best overall: longer tiles spread the per-tile costs (block scan,
-/// barriers, staging); 256 x 31 was up to 5 % faster for segments of 1-256
-/// but 13-14 % slower for segments of 65536 and power-law lengths.
+/// share a tile by cost, see boundary_weight). Longer tiles spread the
+/// per-tile costs (block scan, barriers, staging); more resident warps hide
+/// the barriers' waits for a block's slowest warp. For 4-byte values (int32
+/// sum, 2^28 values, H200): one stage of 384 x 25 at 5 blocks per SM against
+/// two stages of 384 x 23 at 3 (the next tile staged while this one is
+/// reduced): segments of 4 9 %, power-law lengths 8 % and the giant among
+/// 1-15 3 % faster, segments of 256 4 % slower, 1 and 65536 within 1 % (at
+/// 2^24 segments of 256 9 % slower). Two stages of shorter tiles at 4 blocks
+/// (384 x 15-17, 320 x 19) or of 512 x 15 at 3 were 1-19 % slower for every
+/// distribution at 2^28; one stage of 512 x 19-21 at 4 blocks slower for all
+/// but the power law (docs/ragged.md).
 template <class T>
 struct segmented_reduce_shape {
   static constexpr int threads = sizeof(T) <= 4 ? 384 : 128;
-  static constexpr int steps = sizeof(T) <= 4 ? 23 : 11;
+  static constexpr int steps = sizeof(T) <= 4 ? 25 : 11;
+  /// Tiles staged in shared memory per block: 2 = the block's next tile is
+  /// staged (bulk copy) while this one is reduced; 1 = after it, its latency
+  /// hidden by the other resident blocks (one stage takes half the shared
+  /// memory: 5 blocks of 384 per SM for 4-byte values and offsets).
+  static constexpr int stages = sizeof(T) <= 4 ? 1 : 2;
+  /// Resident blocks per SM that the launch bounds ask registers for: 5 blocks
+  /// of 384 threads need at most 32 registers each.
+  static constexpr int min_blocks = sizeof(T) <= 4 ? 5 : 1;
   static constexpr std::uint32_t tile_diagonals = std::uint32_t(threads) * steps;
   /// Within a tile, the threads' walks are cut at equal cost with a boundary
   /// counted as this many values (closing a segment costs a walk several
@@ -116,12 +132,13 @@ __device__ std::uint32_t stage_range(E* buffer, const E* d_array, std::uint64_t 
   return bytes;
 }
 
-/// Dynamic shared memory: two stages, each holding a tile's values and then,
-/// from the next 16-byte line, its raw offsets (values + boundaries never
-/// exceed the tile's diagonals). Boundary k's slot holds its tile-relative
-/// position, then the value of the segment it closes: in place of raw offset
-/// k where that cell holds both (no more shared memory, and each cell is
-/// converted by the thread that reads it), else in an array of their own.
+/// Dynamic shared memory: segmented_reduce_shape::stages stages, each holding
+/// a tile's values and then, from the next 16-byte line, its raw offsets
+/// (values + boundaries never exceed the tile's diagonals). Boundary k's slot
+/// holds its tile-relative position, then the value of the segment it closes:
+/// in place of raw offset k where that cell holds both (no more shared memory,
+/// and each cell is converted by the thread that reads it), else in an array
+/// of their own.
 template <class T, class Offset>
 struct segmented_reduce_smem {
   static constexpr std::uint32_t diagonals = segmented_reduce_shape<T>::tile_diagonals;
@@ -133,7 +150,7 @@ struct segmented_reduce_smem {
       slots_in_place ? std::uint32_t(sizeof(Offset)) : sizeof(T) > 4 ? std::uint32_t(sizeof(T)) : 4u;
   static constexpr std::uint32_t slot_area_bytes =
       slots_in_place ? 0 : (padded_slots<std::uint32_t>(diagonals + 1) * slot_bytes + 15) / 16 * 16;
-  static constexpr std::uint32_t bytes = 2 * stage_bytes + slot_area_bytes;
+  static constexpr std::uint32_t bytes = segmented_reduce_shape<T>::stages * stage_bytes + slot_area_bytes;
   /// Byte offset of the raw offsets in a stage holding `items` values.
   __device__ static std::uint32_t offsets_at(std::uint32_t items) { return staged_range_bytes<T>(items); }
   /// Byte offset of boundary k's slot from the first slot.
@@ -143,7 +160,8 @@ struct segmented_reduce_smem {
 };
 
 template <class T, class Offset, class Op>
-__global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
+__global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
+                                  sizeof(Offset) <= 4 ? segmented_reduce_shape<T>::min_blocks : 1)
     segmented_reduce_tiles_kernel(const T* d_values, const Offset* d_offsets, T* d_out, Op op,
                                   segmented_reduce_launch<T> L) {
   using shape = segmented_reduce_shape<T>;
@@ -153,8 +171,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
   using block_scan = block_scan_warp_shuffle<carry_t, threads, 1, 1>;
 
   extern __shared__ uint4 smem_words[];
-  __shared__ std::uint64_t loaded[2];  // mbarriers of the two stages
-  __shared__ merge_tile staged_tile[2];  // the tile in each stage
+  constexpr int stages = shape::stages;
+  static_assert(stages == 1 || stages == 2, "one or two stages");
+  __shared__ std::uint64_t loaded[stages];  // mbarriers of the stages
+  __shared__ merge_tile staged_tile[stages];  // the tile in each stage
   __shared__ typename block_scan::storage scan_storage;
   __shared__ carry_t tile_carry;
   __shared__ merge_position walk_start[threads + 1];  // where each thread's walk starts, then (na, nb)
@@ -163,16 +183,16 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
   auto offsets_of = [&](int s, const merge_tile& m) {
     return reinterpret_cast<Offset*>(stage(s) + smem::offsets_at(m.items()));
   };
-  unsigned char* const slot_array = reinterpret_cast<unsigned char*>(smem_words) + 2 * smem::stage_bytes;
+  unsigned char* const slot_array = reinterpret_cast<unsigned char*>(smem_words) + stages * smem::stage_bytes;
   const std::uint64_t total = L.num_boundaries + L.num_values;
   // Values whose size does not tile 16-byte lines are loaded by all threads
-  // once their tile is current (no prefetch).
+  // once their tile is current (not staged ahead).
   constexpr bool bulk_values = 16 % sizeof(T) == 0;
 
   // Thread 0: start staging `tile` into stage s (the stage's previous tile is
-  // done: every thread passed the barrier at the end of its loop). The tile's
-  // splits were loaded one fill earlier (split_lo / split_hi), so their
-  // latency is hidden; the fill then loads the splits of the tile after.
+  // done: every thread passed the barrier at the end of the loop over it).
+  // The tile's splits were loaded one fill earlier (split_lo / split_hi), so
+  // their latency is hidden; the fill then loads the splits of the tile after.
   std::uint64_t split_lo = 0, split_hi = 0;  // thread 0: splits of the tile the next fill stages
   auto load_splits = [&](std::uint64_t tile) {
     if (tile < L.num_tiles) {
@@ -191,8 +211,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
     mbarrier_arrive(&loaded[s]);  // releases staged_tile[s]
   };
   if (threadIdx.x == 0) {
-    mbarrier_init(&loaded[0]);
-    mbarrier_init(&loaded[1]);
+    for (int s = 0; s < stages; ++s) mbarrier_init(&loaded[s]);
     load_splits(blockIdx.x);
     fill(0, blockIdx.x);
   }
@@ -200,9 +219,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
 
   std::uint32_t round = 0;
   for (std::uint64_t tile = blockIdx.x; tile < L.num_tiles; tile += gridDim.x, ++round) {
-    const int s = int(round % 2);
-    if (threadIdx.x == 0) fill(s ^ 1, tile + gridDim.x);  // prefetch the block's next tile
-    mbarrier_wait(&loaded[s], (round / 2) % 2);
+    const int s = int(round % stages);
+    if constexpr (stages == 2)
+      if (threadIdx.x == 0) fill(s ^ 1, tile + gridDim.x);  // stage the block's next tile now
+    mbarrier_wait(&loaded[s], (round / stages) % 2);
     const merge_tile m = staged_tile[s];
     const std::uint32_t na = m.boundaries(), nb = m.items();
     T* const values_s = values_of(s) + (bulk_values ? staged_shift(d_values + m.b_begin) : 0);
@@ -334,7 +354,9 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads)
       // The last tile's threads past the end spoil its total; nobody reads it.
       L.d_carries[tile] = tile_carry;
     }
-    __syncthreads();  // stage s is free for the prefetch two tiles on
+    __syncthreads();  // stage s is free for the block's tile `stages` tiles on
+    if constexpr (stages == 1)
+      if (threadIdx.x == 0) fill(0, tile + gridDim.x);  // stage the block's next tile
   }
 }
 
