@@ -660,14 +660,20 @@ void template_api_case(scankit::context& ctx, cuda_stream& stream, std::size_t n
   const std::size_t cells = read_device_count(d_count, stream);
   check_selected(d_out.download(stream), cells, reference_compact(in, heads), "unique(same_cell)");
 
-  // A stable partition, and a run_length_encode with a custom equality.
+  // A stable partition (odd ids in order, then even ids in order), and a
+  // run_length_encode with a custom equality.
   d_out.poison(stream);
   const std::size_t odd = scankit::device::partition_if(ctx, d_in.data(), d_out.data(), n, odd_id{});
   CHECK(odd == n / 2);
+  std::vector<std::uint8_t> odd_ids(n);
+  for (std::size_t i = 0; i < n; ++i) odd_ids[i] = in[i].id % 2 == 1;
+  check_selected(d_out.download(stream), n, reference_partition(in, odd_ids), "partition_if(odd_id)");
   device_buffer<std::uint32_t> d_lengths(n);
+  d_out.poison(stream);
   const std::size_t runs =
       scankit::device::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n, same_cell{});
   CHECK(runs == cells);
+  check_selected(d_out.download(stream), runs, reference_compact(in, heads), "run_length_encode(same_cell)");
   std::vector<std::uint32_t> lengths;
   for (std::size_t i = 0; i < n; ++i) {
     if (heads[i]) lengths.push_back(0);
