@@ -53,8 +53,10 @@ struct segmented_reduce_shape {
   /// hidden by the other resident blocks (one stage takes half the shared
   /// memory: 5 blocks of 384 per SM for 4-byte values and offsets).
   static constexpr int stages = sizeof(T) <= 4 ? 1 : 2;
-  /// Resident blocks per SM that the launch bounds ask registers for: 5 blocks
-  /// of 384 threads need at most 32 registers each.
+  /// Resident blocks per SM that the launch bounds ask registers for, with
+  /// 4-byte offsets (a stage of 8-byte offsets, or the slots that 1- and
+  /// 2-byte offsets need beside it, leaves room for fewer blocks): 5 blocks of
+  /// 384 threads need at most 32 registers each.
   static constexpr int min_blocks = sizeof(T) <= 4 ? 5 : 1;
   static constexpr std::uint32_t tile_diagonals = std::uint32_t(threads) * steps;
   /// Within a tile, the threads' walks are cut at equal cost with a boundary
@@ -161,7 +163,7 @@ struct segmented_reduce_smem {
 
 template <class T, class Offset, class Op>
 __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
-                                  sizeof(Offset) <= 4 ? segmented_reduce_shape<T>::min_blocks : 1)
+                                  sizeof(Offset) == 4 ? segmented_reduce_shape<T>::min_blocks : 1)
     segmented_reduce_tiles_kernel(const T* d_values, const Offset* d_offsets, T* d_out, Op op,
                                   segmented_reduce_launch<T> L) {
   using shape = segmented_reduce_shape<T>;
