@@ -49,12 +49,27 @@ template <class T>
 constexpr std::size_t flagged_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1>>;
 
-/// Sizes around the selection tiles (design.md's list).
+/// The tiles of calls below select_small_call_items (the same as above
+/// where the small-call tuning does not differ).
+template <class T>
+constexpr std::size_t small_call_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 0, true>>;
+template <class T>
+constexpr std::size_t small_call_flagged_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, true>>;
+
+/// Sizes around the selection tiles of both tunings (design.md's list).
 template <class T>
 std::vector<std::size_t> select_sizes() {
   const std::size_t tile = select_tile<T>, flagged = flagged_tile<T>;
-  return {1,           31,       32,          33,          tile - 1,           tile,   tile + 1,
-          flagged - 1, flagged,  flagged + 1, 3 * tile + 1, 40 * flagged - 1, 100003, std::size_t(1) << 20};
+  const std::size_t small = small_call_tile<T>, small_flagged = small_call_flagged_tile<T>;
+  std::vector<std::size_t> sizes = {1,           31,       32,          33,          tile - 1,     tile,
+                                    tile + 1,    flagged - 1, flagged,   flagged + 1, 3 * tile + 1, 40 * flagged - 1,
+                                    small - 1,   small,    small + 1,   small_flagged - 1, small_flagged,
+                                    small_flagged + 1,     3 * small_flagged + 1,     100003, std::size_t(1) << 20};
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
 }
 
 // ---- host references -----------------------------------------------------------
@@ -325,38 +340,41 @@ TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[g
 
 // ---- 3. partition by flags vs Thrust ------------------------------------------------
 
+template <class T>
+void partition_flags_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, int rate) {
+  const std::uint64_t seed =
+      case_seed(std::string("select/partition/") + type_name<T>() + "/" + std::to_string(n) + "/" + std::to_string(rate));
+  CAPTURE(type_name<T>(), n, rate, seed);
+  rng r(seed);
+  const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
+  const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, rate, r);
+  device_buffer<T> d_in(n), d_out(n), d_true(n), d_false(n);
+  device_buffer<std::uint8_t> d_flags(n);
+  d_in.upload(in, stream);
+  d_flags.upload(flags, stream);
+  d_out.poison(stream);
+  const std::size_t count = scankit::partition(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
+  const std::vector<T> expected = reference_partition(in, flags);
+  check_selected(d_out.download(stream), n, expected, "partition vs host reference");
+  CHECK(count == reference_compact(in, flags).size());
+  const auto ends = thrust::stable_partition_copy(thrust::cuda::par.on(stream), d_in.data(), d_in.data() + n,
+                                                  d_flags.data(), d_true.data(), d_false.data(), flag_is_set{});
+  SKTEST_CUDA(cudaStreamSynchronize(stream));
+  const std::size_t thrust_true = std::size_t(ends.first - d_true.data());
+  CHECK(thrust_true == count);
+  std::vector<T> thrust_result = d_true.download(stream, 0, thrust_true);
+  const std::vector<T> rejected = d_false.download(stream, 0, n - thrust_true);
+  thrust_result.insert(thrust_result.end(), rejected.begin(), rejected.end());
+  check_selected(thrust_result, n, expected, "thrust::stable_partition_copy vs host reference");
+}
+
 TEMPLATE_TEST_CASE("partition by flags is stable and equals thrust::stable_partition_copy", "[gpu][select]",
                    std::int32_t, std::uint64_t, float, double) {
   using T = TestType;
   cuda_stream stream;
   scankit::context ctx(stream);
   for (std::size_t n : select_sizes<T>())
-    for (int rate : {0, 1, 50, 99, 100}) {
-      const std::uint64_t seed =
-          case_seed(std::string("select/partition/") + type_name<T>() + "/" + std::to_string(n) + "/" + std::to_string(rate));
-      CAPTURE(type_name<T>(), n, rate, seed);
-      rng r(seed);
-      const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
-      const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, rate, r);
-      device_buffer<T> d_in(n), d_out(n), d_true(n), d_false(n);
-      device_buffer<std::uint8_t> d_flags(n);
-      d_in.upload(in, stream);
-      d_flags.upload(flags, stream);
-      d_out.poison(stream);
-      const std::size_t count = scankit::partition(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
-      const std::vector<T> expected = reference_partition(in, flags);
-      check_selected(d_out.download(stream), n, expected, "partition vs host reference");
-      CHECK(count == reference_compact(in, flags).size());
-      const auto ends = thrust::stable_partition_copy(thrust::cuda::par.on(stream), d_in.data(), d_in.data() + n,
-                                                      d_flags.data(), d_true.data(), d_false.data(), flag_is_set{});
-      SKTEST_CUDA(cudaStreamSynchronize(stream));
-      const std::size_t thrust_true = std::size_t(ends.first - d_true.data());
-      CHECK(thrust_true == count);
-      std::vector<T> thrust_result = d_true.download(stream, 0, thrust_true);
-      const std::vector<T> rejected = d_false.download(stream, 0, n - thrust_true);
-      thrust_result.insert(thrust_result.end(), rejected.begin(), rejected.end());
-      check_selected(thrust_result, n, expected, "thrust::stable_partition_copy vs host reference");
-    }
+    for (int rate : {0, 1, 50, 99, 100}) partition_flags_case<T>(ctx, stream, n, rate);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -437,6 +455,23 @@ TEMPLATE_TEST_CASE("unique and run_length_encode equal the host reference, thrus
   unique_rle_case<T>(ctx, stream, std::size_t(1) << 20, 100000.0, false);
   unique_rle_case<T>(ctx, stream, 77 * select_tile<T> + 5, 1e12, false);
   if constexpr (std::is_floating_point_v<T>) unique_rle_case<T>(ctx, stream, 100003, 3.0, true);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (both tile shapes)", "[gpu][select]",
+                   std::uint32_t, std::uint64_t) {
+  // Below select_small_call_items 4-byte items with byte flags and 8-byte
+  // items without flags take smaller tiles; the sizes above end in a
+  // partial tile of the default shape.
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
+  for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) {
+    compact_flags_case<T, std::uint8_t>(ctx, stream, n, 50, false);
+    partition_flags_case<T>(ctx, stream, n, 50);
+  }
+  for (std::size_t n : {below, below + 1 + select_tile<T> / 2}) unique_rle_case<T>(ctx, stream, n, 2.0, false);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 

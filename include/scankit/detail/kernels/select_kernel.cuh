@@ -121,7 +121,18 @@ constexpr int select_blocks_per_sm = 2;
 /// when the tile's chain was longer measured up to 8 % slower below 2^26.
 /// Smaller tiles at more blocks per SM, and 384 or 256 threads with the
 /// same bytes per tile, measured slower. (docs/select.md has the runs.)
-template <class Item, std::size_t SideBytes = 0>
+///
+/// SmallCall: calls below select_small_call_items, where a block of the
+/// persistent grid meets only a few tiles, drop what filled the budget:
+/// byte-flag tiles their extra round (448 × 3), 8-byte items their extra
+/// threads (512 × 4). Measured at 2^20–2^25 (compact_bench, medians of
+/// three runs, 10 / 50 / 90 %): 448 × 3 −12 to +0.3 % at 2^20–2^22 (partition
+/// −5.7 to 0 %), up to +12 % from 2^23; 512 × 4 −4.7 to +1.5 % at
+/// 2^20–2^22, +0.4 to +2.6 % at 2^23–2^24. One round fewer for 4-byte items
+/// without flags (+2.5 to +16 % at 2^20–2^22) or for 8-byte items with byte
+/// flags (−6.6 to +11 %), and half the rounds for every selector (up to
+/// +43 %), lost.
+template <class Item, std::size_t SideBytes = 0, bool SmallCall = false>
 struct default_select_tuning {
  private:
   static constexpr std::size_t budget = 36 * 1024;
@@ -134,14 +145,26 @@ struct default_select_tuning {
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
   static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= 448 &&
                                deep_threads * (wide_rounds + 1) > 512 * wide_rounds;
-  static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8;
+  static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
 
  public:
   static constexpr int threads = deep ? deep_threads : filled ? filled_threads : 512;
-  static constexpr int rounds = deep ? wide_rounds + 1 : wide_rounds;
+  static constexpr int rounds = deep && !SmallCall ? wide_rounds + 1 : wide_rounds;
   static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
 };
+
+/// Calls of fewer items than this take default_select_tuning<..., true>
+/// where it differs from the default: 4-byte items with byte flags 448 × 3
+/// instead of 448 × 4, 8-byte items without flags 512 × 4 instead of 576 × 4
+/// (see default_select_tuning).
+inline constexpr std::size_t select_small_call_items = std::size_t(1) << 23;
+
+/// Whether the small-call tuning is a kernel of its own.
+template <class Item, std::size_t SideBytes>
+inline constexpr bool has_small_call_select_tuning =
+    tile_items<Item, default_select_tuning<Item, SideBytes, true>> != tile_items<Item, default_select_tuning<Item, SideBytes>> ||
+    default_select_tuning<Item, SideBytes, true>::threads != default_select_tuning<Item, SideBytes>::threads;
 
 template <class Item, class Value, class Selector>
 struct select_launch {

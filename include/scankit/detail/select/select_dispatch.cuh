@@ -344,9 +344,13 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       throw_on_cuda_error(cudaMemsetAsync(d_count, 0, sizeof(std::size_t), ctx.stream()), "cudaMemsetAsync");
     return 0;
   }
-  if (tuned)
-    return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes_of<Selector>>>(ctx, a, select, n,
-                                                                                             d_count);
+  if (tuned) {
+    constexpr std::size_t side_bytes = side_bytes_of<Selector>;
+    if constexpr (has_small_call_select_tuning<Item, side_bytes>)
+      if (n < select_small_call_items)
+        return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, true>>(ctx, a, select, n, d_count);
+    return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+  }
   if (!wide_offsets) return run_select_textbook<Mode, std::uint32_t>(ctx, a, select, n, d_count, policy);
   return run_select_textbook<Mode, std::uint64_t>(ctx, a, select, n, d_count, policy);
 }
