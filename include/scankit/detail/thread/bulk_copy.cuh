@@ -49,6 +49,12 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* smem_dst, const void* 
       : "memory");
 }
 
+/// Starts fetching `bytes` (a multiple of 16; the address 16-byte aligned)
+/// from global memory into L2, without waiting for them.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* gmem_src, std::uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(gmem_src), "r"(bytes) : "memory");
+}
+
 /// Arrives on `bar` (release: the thread's earlier shared-memory writes are
 /// visible to every thread whose mbarrier_wait sees the phase complete).
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
