@@ -63,10 +63,12 @@ template <class T>
 std::vector<std::size_t> select_sizes() {
   const std::size_t tile = select_tile<T>, flagged = flagged_tile<T>;
   const std::size_t small = small_call_tile<T>, small_flagged = small_call_flagged_tile<T>;
-  std::vector<std::size_t> sizes = {1,           31,       32,          33,          tile - 1,     tile,
-                                    tile + 1,    flagged - 1, flagged,   flagged + 1, 3 * tile + 1, 40 * flagged - 1,
-                                    small - 1,   small,    small + 1,   small_flagged - 1, small_flagged,
-                                    small_flagged + 1,     3 * small_flagged + 1,     100003, std::size_t(1) << 20};
+  std::vector<std::size_t> sizes = {1, 31, 32, 33,
+                                    tile - 1, tile, tile + 1, flagged - 1, flagged, flagged + 1,
+                                    3 * tile + 1, 40 * flagged - 1,
+                                    small - 1, small, small + 1, small_flagged - 1, small_flagged, small_flagged + 1,
+                                    3 * small_flagged + 1,
+                                    100003, std::size_t(1) << 20};
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;

@@ -163,8 +163,8 @@ inline constexpr std::size_t select_small_call_items = std::size_t(1) << 23;
 /// Whether the small-call tuning is a kernel of its own.
 template <class Item, std::size_t SideBytes>
 inline constexpr bool has_small_call_select_tuning =
-    tile_items<Item, default_select_tuning<Item, SideBytes, true>> != tile_items<Item, default_select_tuning<Item, SideBytes>> ||
-    default_select_tuning<Item, SideBytes, true>::threads != default_select_tuning<Item, SideBytes>::threads;
+    default_select_tuning<Item, SideBytes, true>::threads != default_select_tuning<Item, SideBytes>::threads ||
+    default_select_tuning<Item, SideBytes, true>::rounds != default_select_tuning<Item, SideBytes>::rounds;
 
 template <class Item, class Value, class Selector>
 struct select_launch {
