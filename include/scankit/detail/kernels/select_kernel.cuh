@@ -247,7 +247,8 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   const std::uint32_t total_draws = L.num_tiles + gridDim.x;
 
   // Thread 0: put the next tile in buffer b — its ticket (in the loop drawn
-  // at the start of the scatter, so the atomic's latency is hidden), the
+  // at the start of the scatter, so the atomic's latency is hidden;
+  // run-length encoding draws it right after the fill before), the
   // bulk copies of the tile and, for selectors that compare neighbours, of
   // its lead (which ends with the item before the tile) — and arrive on the
   // buffer's barrier. Thread 0 waits on no global load here: a tile that
@@ -259,6 +260,13 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
   // block takes it without a ticket.
   bool drawing = true;
   std::uint64_t drawn = 0;  // thread 0: the ticket for the next fill
+  // Run-length encoding draws the next fill's ticket right after a fill, a
+  // whole iteration ahead of its use, instead of at the start of the
+  // scatter (H200, compact_bench, three runs: uint64 −3.4 to −7.7 % and
+  // uint32 −0.7 to −2.6 % from 2^24 up, within ±1.5 % below). The other
+  // modes keep the later draw: drawn ahead, partition and the 50 % cases
+  // measured 2–10 % slower (docs/select.md).
+  constexpr bool draw_ahead = runs;
   auto draw_early = [&] {
     if (drawing && !single_tile) drawn = draw_ticket(L.d_status);
   };
@@ -402,6 +410,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
       draw_early();
       fill(b);
     }
+    if constexpr (draw_ahead) draw_early();
   }
   __syncthreads();
   mbarrier_wait(&loaded[0], 0);
@@ -468,7 +477,8 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
 
     // Phase 3: every selected item of this tile to its slot (thread 0 first
     // draws the ticket for the refill below).
-    if (threadIdx.x == 0) draw_early();
+    if constexpr (!draw_ahead)
+      if (threadIdx.x == 0) draw_early();
     if constexpr (scatter_through_shared) {
       // Every item to its slot in the tile, in shared memory — the selected
       // ones first, then (partition) the rejected ones — and the block writes
@@ -598,7 +608,10 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     // Buffer b is free again (every thread is done with it and with the
     // shared prefixes): refill it; the copy has stages − 1 iterations to land.
     __syncthreads();
-    if (threadIdx.x == 0) fill(b);
+    if (threadIdx.x == 0) {
+      fill(b);
+      if constexpr (draw_ahead) draw_early();
+    }
     bits = next_bits;
   }
 }
