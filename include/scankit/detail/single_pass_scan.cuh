@@ -6,6 +6,7 @@
 #pragma once
 
 #include <scankit/context.hpp>
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/kernels/scan_kernel.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/maybe.cuh>
@@ -31,11 +32,13 @@ std::size_t scan_num_tiles(std::size_t n) {
 /// Launches the single-pass scan on `stream` with the given look-back
 /// storage (d_status: 1 + tile_status<T>::words(tiles) words, d_scratch:
 /// tile_status<T>::scratch_bytes(tiles) bytes; unused for one tile). Reads In,
-/// scans T, writes Out (see scan_kernel).
+/// scans T, writes Out (see scan_kernel). `dependent`: launched as the
+/// programmatic dependent of the stream's previous kernel.
 template <bool Exclusive, class Tuning, look_back_order Order = look_back_order::any, class In, class Out, class T,
           class Op>
 void launch_single_pass_scan(cudaStream_t stream, const In* d_in, Out* d_out, std::size_t n, Op op, maybe<T> initial,
-                             std::uint64_t* d_status, void* d_scratch, T* d_total, const char* name) {
+                             std::uint64_t* d_status, void* d_scratch, T* d_total, const char* name,
+                             bool dependent = false) {
   scan_launch<T> launch{};
   launch.n = n;
   launch.num_tiles = std::uint32_t(scan_num_tiles<T, Tuning>(n));
@@ -56,8 +59,8 @@ void launch_single_pass_scan(cudaStream_t stream, const In* d_in, Out* d_out, st
     return true;
   }();
   (void)smem_configured;
-  kernel<<<launch.num_tiles, Tuning::threads, smem_bytes, stream>>>(d_in, d_out, op, launch);
-  throw_on_cuda_error(cudaGetLastError(), name);
+  launch_maybe_dependent(kernel, dependent, launch.num_tiles, Tuning::threads, smem_bytes, stream, name, d_in, d_out, op,
+                         launch);
 }
 
 /// Throws std::invalid_argument for a null pointer with n > 0, n items whose

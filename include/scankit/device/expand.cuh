@@ -8,6 +8,7 @@
 #pragma once
 
 #include <scankit/context.hpp>
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/kernels/expand_kernel.cuh>
 #include <scankit/detail/ragged/merge_path_dispatch.cuh>
 #include <scankit/detail/ragged/ragged_checks.hpp>
@@ -60,9 +61,10 @@ void dispatch_expand(context& ctx, const Offset* d_offsets, std::size_t num_segm
   constexpr std::size_t smem = expand_smem_bytes();
   static const bool configured = (allow_dynamic_smem(kernel, smem), true);
   (void)configured;
-  kernel<<<unsigned(num_tiles), expand_shape::threads, smem, ctx.stream()>>>(
-      d_offsets, f, expand_launch{num_segments, total, num_tiles, d_splits});
-  throw_on_cuda_error(cudaGetLastError(), call);
+  // The partition's programmatic dependent: the tiles start while it
+  // finishes and wait for its splits.
+  launch_maybe_dependent(kernel, true, unsigned(num_tiles), expand_shape::threads, smem, ctx.stream(), call, d_offsets, f,
+                         expand_launch{num_segments, total, num_tiles, d_splits});
 }
 
 }  // namespace detail

@@ -92,16 +92,18 @@ void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, c
     return detail::current_sm_count() * unsigned(blocks > 0 ? blocks : 1);
   }();
   const unsigned blocks = num_tiles < resident ? unsigned(num_tiles) : resident;
-  kernel<<<blocks, shape::threads, smem, stream>>>(d_values, d_offsets, d_out, op, L);
-  detail::throw_on_cuda_error(cudaGetLastError(), call);
+  // Each launch after the partition is its predecessor's programmatic
+  // dependent: it starts while that one finishes and waits for its results.
+  detail::launch_maybe_dependent(kernel, true, blocks, shape::threads, smem, stream, call, d_values, d_offsets, d_out, op,
+                                 L);
 
   // Carry in of every tile (in place), then the tiles' first segments.
   const detail::segment_carry_op<T, Op, false> carry_op{op};
   detail::launch_single_pass_scan<true, carry_scan_tuning>(
       stream, L.d_carries, L.d_carries, num_tiles, carry_op, detail::maybe<carry_t>{carry_t{0, init}, true},
-      ws.d_status, scratch + split_bytes + carry_bytes + first_bytes, static_cast<carry_t*>(nullptr), call);
-  detail::segmented_reduce_fixup_kernel<<<unsigned((num_tiles + 255) / 256), 256, 0, stream>>>(d_out, op, L);
-  detail::throw_on_cuda_error(cudaGetLastError(), call);
+      ws.d_status, scratch + split_bytes + carry_bytes + first_bytes, static_cast<carry_t*>(nullptr), call, true);
+  detail::launch_maybe_dependent(detail::segmented_reduce_fixup_kernel<T, Op>, true, unsigned((num_tiles + 255) / 256),
+                                 256, 0, stream, call, d_out, op, L);
 }
 
 }  // namespace scankit::device

@@ -4,6 +4,7 @@
 // carries cross tiles, so there is no look-back.
 #pragma once
 
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/ragged/merge_path.cuh>
 
 #include <cstdint>
@@ -42,6 +43,7 @@ __global__ void __launch_bounds__(expand_shape::threads)
   std::uint32_t* const bounds_s = reinterpret_cast<std::uint32_t*>(smem_words);  // boundary a_begin + k
   std::uint32_t* const consumed_s = bounds_s + slots;  // per output: the tile's boundaries before it
   __shared__ std::uint64_t open_begin;                 // offsets[a_begin - 1]: start of the segment open at the tile's start
+  wait_for_earlier_grid();  // the partition's splits
 
   const merge_tile m = merge_tile_bounds(L.d_splits, blockIdx.x, expand_shape::tile_diagonals, L.num_segments + 1 + L.total);
   const std::uint32_t na = m.boundaries(), nb = m.items();

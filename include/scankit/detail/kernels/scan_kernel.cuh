@@ -7,6 +7,7 @@
 #pragma once
 
 #include <scankit/detail/block/block_scan_warp_shuffle.cuh>
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
@@ -90,6 +91,11 @@ __global__ void __launch_bounds__(Tuning::threads)
   __shared__ std::uint64_t tile_loaded;  // mbarrier of the bulk copy
   __shared__ bool copied;
 
+  // Where launched as a programmatic dependent (segmented reduction's carry
+  // scan): the input is there once the kernel before has finished. Either
+  // way, a dependent after this kernel may launch.
+  wait_for_earlier_grid();
+  allow_dependent_launch();
   const bool single_tile = launch.num_tiles == 1;  // no ticket, no look-back
   std::uint64_t* const d_counter = launch.d_status;
 

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <scankit/detail/block/block_scan_warp_shuffle.cuh>
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/detail/maybe.cuh>
 #include <scankit/detail/ragged/merge_path.cuh>
 #include <scankit/detail/ragged/segment_carry.cuh>
@@ -212,6 +213,10 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
     }
     mbarrier_arrive(&loaded[s]);  // releases staged_tile[s]
   };
+  // Launched as the partition's dependent: the splits are there once the
+  // partition has finished; the carry scan after this kernel may launch.
+  wait_for_earlier_grid();
+  allow_dependent_launch();
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) mbarrier_init(&loaded[s]);
     load_splits(blockIdx.x);
@@ -366,6 +371,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
 /// the tiles before it (scanned in place into d_carries).
 template <class T, class Op>
 __global__ void segmented_reduce_fixup_kernel(T* d_out, Op op, segmented_reduce_launch<T> L) {
+  wait_for_earlier_grid();  // the carry scan's dependent
   const std::uint64_t tile = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tile >= L.num_tiles) return;
   const merge_tile m = merge_tile_bounds(L.d_splits, tile, segmented_reduce_shape<T>::tile_diagonals,
