@@ -158,9 +158,9 @@ void context::reserve(std::size_t status_words, std::size_t scratch_bytes) {
   if (scratch_bytes > scratch_bytes_) grow_scratch(scratch_bytes);
 }
 
-detail::workspace_view context::acquire(std::size_t status_words, std::size_t scratch_bytes) {
+detail::workspace_view context::acquire(std::size_t status_words, std::size_t scratch_bytes, unsigned launches) {
   reserve(status_words, scratch_bytes);
-  if (status_words != 0 && ++launches_since_clear_ >= launches_between_clears) {
+  if (status_words != 0 && (launches_since_clear_ += launches) >= launches_between_clears) {
     detail::throw_on_cuda_error(cudaMemsetAsync(d_status_, 0, status_words_ * sizeof(std::uint64_t), stream_),
                                 "cudaMemsetAsync");
     launches_since_clear_ = 0;

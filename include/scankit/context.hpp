@@ -57,7 +57,9 @@ class context {
   void reserve(std::size_t status_words, std::size_t scratch_bytes);
 
   /// Internal: storage for one call, grown as needed. Not for users.
-  detail::workspace_view acquire(std::size_t status_words, std::size_t scratch_bytes);
+  /// `launches`: the launches in the call that draw from the status words'
+  /// launch counter (each advances its epoch).
+  detail::workspace_view acquire(std::size_t status_words, std::size_t scratch_bytes, unsigned launches = 1);
 
   /// Internal: caller-workspace bytes that hold `status_words` look-back words
   /// and `scratch_bytes` of scratch (the buffer is split in two halves).

@@ -67,13 +67,15 @@ void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, c
   const std::size_t scan_tiles = detail::scan_num_tiles<carry_t, carry_scan_tuning>(num_tiles);
   const detail::workspace_view ws =
       ctx.acquire(1 + detail::tile_status<carry_t>::words(scan_tiles),
-                  split_bytes + carry_bytes + first_bytes + detail::tile_status<carry_t>::scratch_bytes(scan_tiles));
+                  split_bytes + carry_bytes + first_bytes + detail::tile_status<carry_t>::scratch_bytes(scan_tiles),
+                  2);  // the tiles kernel and the carry scan draw from the launch counter
   unsigned char* const scratch = static_cast<unsigned char*>(ws.d_scratch);
   detail::segmented_reduce_launch<T> L{};
   L.num_values = num_values;
   L.num_boundaries = num_boundaries;
   L.num_tiles = num_tiles;
   L.d_splits = reinterpret_cast<std::uint64_t*>(scratch);
+  L.d_counter = ws.d_status;  // the tiles kernel draws from it, then the carry scan (in stream order)
   L.d_carries = reinterpret_cast<carry_t*>(scratch + split_bytes);
   L.d_first_partials = reinterpret_cast<detail::maybe<T>*>(scratch + split_bytes + carry_bytes);
   L.init = init;

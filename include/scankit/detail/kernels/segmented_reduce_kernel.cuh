@@ -7,10 +7,13 @@
 // values before offsets[0], which belong to no segment and are dropped; the
 // values after the last boundary likewise).
 //
-//   tiles kernel   persistent blocks, each tile staged by bulk copy (TMA):
-//                  for 4-byte values after the block's tile before it, the
-//                  wait hidden by five resident blocks per SM; for wider
-//                  ones while the tile before it is reduced (two stages).
+//   tiles kernel   persistent blocks (a block's first tile is its blockIdx,
+//                  the next ones drawn from the launch counter, so blocks
+//                  that met cheap tiles take more), each tile staged by bulk
+//                  copy (TMA): for 4-byte values after the block's tile
+//                  before it, the wait hidden by five resident blocks per
+//                  SM; for wider ones while the tile before it is reduced
+//                  (two stages).
 //                  No tile waits for another. Every segment closed in
 //                  the tile is final except the tile's first one, which
 //                  lacks the part before the tile: the tile leaves that
@@ -22,6 +25,7 @@
 
 #include <scankit/detail/block/block_scan_warp_shuffle.cuh>
 #include <scankit/detail/dependent_launch.cuh>
+#include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/maybe.cuh>
 #include <scankit/detail/ragged/merge_path.cuh>
 #include <scankit/detail/ragged/segment_carry.cuh>
@@ -77,6 +81,7 @@ struct segmented_reduce_launch {
   std::uint64_t num_boundaries;   // num_segments + 1
   std::uint64_t num_tiles;
   const std::uint64_t* d_splits;  // merge-path partition, num_tiles + 1 entries
+  std::uint64_t* d_counter;       // launch counter: each block's tiles after its first are drawn from it
   segment_carry<T>* d_carries;    // per tile: its carry (then, scanned in place: its carry in)
   maybe<T>* d_first_partials;     // per tile: the partial of its first closed segment
   T init;
@@ -178,6 +183,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
   static_assert(stages == 1 || stages == 2, "one or two stages");
   __shared__ std::uint64_t loaded[stages];  // mbarriers of the stages
   __shared__ merge_tile staged_tile[stages];  // the tile in each stage
+  __shared__ std::uint64_t staged_id[stages];  // its index (num_tiles or more: none, the block is done)
   __shared__ typename block_scan::storage scan_storage;
   __shared__ carry_t tile_carry;
   __shared__ merge_position walk_start[threads + 1];  // where each thread's walk starts, then (na, nb)
@@ -192,26 +198,36 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
   // once their tile is current (not staged ahead).
   constexpr bool bulk_values = 16 % sizeof(T) == 0;
 
-  // Thread 0: start staging `tile` into stage s (the stage's previous tile is
-  // done: every thread passed the barrier at the end of the loop over it).
-  // The tile's splits were loaded one fill earlier (split_lo / split_hi), so
-  // their latency is hidden; the fill then loads the splits of the tile after.
-  std::uint64_t split_lo = 0, split_hi = 0;  // thread 0: splits of the tile the next fill stages
-  auto load_splits = [&](std::uint64_t tile) {
-    if (tile < L.num_tiles) {
-      split_lo = L.d_splits[tile];
-      split_hi = L.d_splits[tile + 1];
+  // Thread 0: start staging the block's next tile (`upcoming`) into stage s
+  // (the stage's previous tile is done: every thread passed the barrier at
+  // the end of the loop over it). A block's first tile is its blockIdx, the
+  // ones after are drawn from the launch counter, one fill ahead: tiles cost
+  // unequal times (a boundary costs a walk more than a value), and blocks
+  // that drew cheap ones draw more. The upcoming tile's splits were loaded one
+  // fill earlier (split_lo / split_hi), so their latency is hidden.
+  std::uint64_t upcoming = blockIdx.x;       // thread 0: the tile the next fill stages
+  std::uint64_t split_lo = 0, split_hi = 0;  // thread 0: its splits
+  auto load_splits = [&] {
+    if (upcoming < L.num_tiles) {
+      split_lo = L.d_splits[upcoming];
+      split_hi = L.d_splits[upcoming + 1];
     }
   };
-  auto fill = [&](int s, std::uint64_t tile) {
-    if (tile < L.num_tiles) {
-      const merge_tile m = clamp_merge_tile(split_lo, split_hi, tile, shape::tile_diagonals, total);
+  auto fill = [&](int s) {
+    staged_id[s] = upcoming;
+    if (upcoming < L.num_tiles) {
+      const merge_tile m = clamp_merge_tile(split_lo, split_hi, upcoming, shape::tile_diagonals, total);
       staged_tile[s] = m;
       if constexpr (bulk_values) stage_range(values_of(s), d_values, L.num_values, m.b_begin, m.b_end, &loaded[s]);
       stage_range(offsets_of(s, m), d_offsets, L.num_boundaries, m.a_begin, m.a_end, &loaded[s]);
-      load_splits(tile + gridDim.x);
+      // Every block draws once per tile it stages (num_tiles draws in all,
+      // the last one resets the counter); tickets past the tiles mean done.
+      const launch_ticket t =
+          redeem_persistent_ticket(L.d_counter, draw_ticket(L.d_counter), std::uint32_t(L.num_tiles));
+      upcoming = std::uint64_t(t.tile) + gridDim.x;
+      load_splits();
     }
-    mbarrier_arrive(&loaded[s]);  // releases staged_tile[s]
+    mbarrier_arrive(&loaded[s]);  // releases staged_tile[s] and staged_id[s]
   };
   // Launched as the partition's dependent: the splits are there once the
   // partition has finished; the carry scan after this kernel may launch.
@@ -219,17 +235,18 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
   allow_dependent_launch();
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) mbarrier_init(&loaded[s]);
-    load_splits(blockIdx.x);
-    fill(0, blockIdx.x);
+    load_splits();
+    fill(0);
   }
   __syncthreads();
 
-  std::uint32_t round = 0;
-  for (std::uint64_t tile = blockIdx.x; tile < L.num_tiles; tile += gridDim.x, ++round) {
+  for (std::uint32_t round = 0;; ++round) {
     const int s = int(round % stages);
     if constexpr (stages == 2)
-      if (threadIdx.x == 0) fill(s ^ 1, tile + gridDim.x);  // stage the block's next tile now
+      if (threadIdx.x == 0) fill(s ^ 1);  // stage the block's next tile now
     mbarrier_wait(&loaded[s], (round / stages) % 2);
+    const std::uint64_t tile = staged_id[s];
+    if (tile >= L.num_tiles) break;
     const merge_tile m = staged_tile[s];
     const std::uint32_t na = m.boundaries(), nb = m.items();
     T* const values_s = values_of(s) + (bulk_values ? staged_shift(d_values + m.b_begin) : 0);
@@ -363,7 +380,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
     }
     __syncthreads();  // stage s is free for the block's tile `stages` tiles on
     if constexpr (stages == 1)
-      if (threadIdx.x == 0) fill(0, tile + gridDim.x);  // stage the block's next tile
+      if (threadIdx.x == 0) fill(0);  // stage the block's next tile
   }
 }
 
