@@ -9,12 +9,11 @@
 //
 //   tiles kernel   persistent blocks (a block's first tile is its blockIdx,
 //                  the next ones drawn from the launch counter, so blocks
-//                  that met cheap tiles take more), each tile staged by bulk
-//                  copy (TMA): for 4-byte values after the block's tile
-//                  before it, the wait hidden by five resident blocks per
-//                  SM; for wider ones while the tile before it is reduced
-//                  (two stages).
-//                  No tile waits for another. Every segment closed in
+//                  that got through theirs early take more), each tile
+//                  staged by bulk copy (TMA): for 4-byte values after the
+//                  block's tile before it, the wait hidden by five resident
+//                  blocks per SM; for wider ones while the tile before it is
+//                  reduced (two stages). No tile waits for another. Every segment closed in
 //                  the tile is final except the tile's first one, which
 //                  lacks the part before the tile: the tile leaves that
 //                  partial and its own carry (segment_carry) behind.
@@ -201,10 +200,11 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
   // Thread 0: start staging the block's next tile (`upcoming`) into stage s
   // (the stage's previous tile is done: every thread passed the barrier at
   // the end of the loop over it). A block's first tile is its blockIdx, the
-  // ones after are drawn from the launch counter, one fill ahead: tiles cost
-  // unequal times (a boundary costs a walk more than a value), and blocks
-  // that drew cheap ones draw more. The upcoming tile's splits were loaded one
-  // fill earlier (split_lo / split_hi), so their latency is hidden.
+  // ones after are drawn from the launch counter, one fill ahead: blocks go
+  // at unequal paces (their tiles' mix of boundaries and values, their SM),
+  // and those that got through theirs early draw more. The upcoming tile's
+  // splits were loaded one fill earlier (split_lo / split_hi), so their
+  // latency is hidden.
   std::uint64_t upcoming = blockIdx.x;       // thread 0: the tile the next fill stages
   std::uint64_t split_lo = 0, split_hi = 0;  // thread 0: its splits
   auto load_splits = [&] {
