@@ -13,10 +13,11 @@
 //                  staged by bulk copy (TMA): for 4-byte values after the
 //                  block's tile before it, the wait hidden by five resident
 //                  blocks per SM; for wider ones while the tile before it is
-//                  reduced (two stages). No tile waits for another. Every segment closed in
-//                  the tile is final except the tile's first one, which
-//                  lacks the part before the tile: the tile leaves that
-//                  partial and its own carry (segment_carry) behind.
+//                  reduced (two stages). No tile waits for another. Every
+//                  segment closed in the tile is final except the tile's
+//                  first one, which lacks the part before the tile: the tile
+//                  leaves that partial and its own carry (segment_carry)
+//                  behind.
 //   carry scan     exclusive scan of the tile carries (the single-pass scan
 //                  kernel, one item per tile).
 //   fix-up         one thread per tile: first segment = carry in ⊕ partial.
