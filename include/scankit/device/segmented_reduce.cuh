@@ -55,7 +55,9 @@ void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, c
 
   using shape = detail::segmented_reduce_shape<T>;
   using carry_t = detail::segment_carry<T>;
-  using carry_scan_tuning = detail::default_scan_tuning<carry_t>;
+  // The carries are few (one per tile: about 30 000 at 2^28 items), so their
+  // scan uses small tiles to spread over more SMs than the default's 5 blocks.
+  using carry_scan_tuning = detail::scan_tuning<128, 4>;
   const std::uint64_t num_boundaries = num_segments + 1;
   const std::uint64_t num_tiles = detail::merge_path_tiles(num_boundaries, num_values, shape::tile_diagonals, call);
 
