@@ -89,26 +89,45 @@ __device__ T warp_look_back(const Status& status, std::uint32_t tile, std::uint3
   }
 }
 
+/// The first half of tile_exclusive_prefix, for callers with other work to do
+/// before they look back: publishes the tile's aggregate (tile 0: its
+/// inclusive prefix initial ⊕ total). Called by lane 0 of one warp, or by
+/// all of its lanes. With `single_tile` nothing is published.
+template <class T, class Op, class Status>
+__device__ void publish_tile_aggregate(const Status& status, launch_ticket my, bool single_tile, const T& tile_total,
+                                       const T& initial, Op op) {
+  if (lane_id() != 0 || single_tile) return;
+  if (my.tile == 0)
+    status.publish(0, tile_state::inclusive, op(initial, tile_total), my.tag);
+  else
+    status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
+}
+
+/// The second half: called by all lanes of one warp after
+/// publish_tile_aggregate, looks back, publishes the tile's inclusive prefix
+/// and returns its exclusive prefix (tile 0: `initial`, at once). A nonzero
+/// `first_poll_delay_ns` makes the warp sleep that long before its first
+/// poll, so that the nearest predecessors have likely published their
+/// inclusive prefixes by then.
+template <class T, class Op, class Status>
+__device__ T look_back_and_publish(const Status& status, launch_ticket my, const T& tile_total, const T& initial, Op op,
+                                   unsigned first_poll_delay_ns = 0) {
+  if (my.tile == 0) return initial;
+  if (first_poll_delay_ns > 0) __nanosleep(first_poll_delay_ns);
+  const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
+  if (lane_id() == 0) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
+  return exclusive;
+}
+
 /// Called by all lanes of one warp of tile `my.tile`: publishes the tile's
 /// aggregate, looks back, publishes its inclusive prefix and returns the
 /// tile's exclusive prefix. Tile 0 publishes initial ⊕ total and returns
-/// `initial`. With `single_tile` nothing is published. A nonzero
-/// `first_poll_delay_ns` makes the warp sleep that long between publishing
-/// the aggregate and its first poll, so that the nearest predecessors have
-/// likely published their inclusive prefixes by then.
+/// `initial`. With `single_tile` nothing is published.
 template <class T, class Op, class Status>
 __device__ T tile_exclusive_prefix(const Status& status, launch_ticket my, bool single_tile, const T& tile_total,
-                                   const T& initial, Op op, unsigned first_poll_delay_ns = 0) {
-  const bool leader = lane_id() == 0;
-  if (my.tile == 0) {
-    if (!single_tile && leader) status.publish(0, tile_state::inclusive, op(initial, tile_total), my.tag);
-    return initial;
-  }
-  if (leader) status.publish(my.tile, tile_state::aggregate, tile_total, my.tag);
-  if (first_poll_delay_ns > 0) __nanosleep(first_poll_delay_ns);
-  const T exclusive = warp_look_back<T>(status, my.tile, my.tag, op);
-  if (leader) status.publish(my.tile, tile_state::inclusive, op(exclusive, tile_total), my.tag);
-  return exclusive;
+                                   const T& initial, Op op) {
+  publish_tile_aggregate(status, my, single_tile, tile_total, initial, op);
+  return look_back_and_publish(status, my, tile_total, initial, op);
 }
 
 }  // namespace scankit::detail
