@@ -29,6 +29,15 @@
 //            Key/value compaction stores each selected item and value
 //            straight to its slot.
 //
+// Compaction without values (compact, compact_if, unique) adds a resolver
+// warp to the block, and the block never waits for a look-back: the selecting
+// warps select tile k + 1 (warp 0 publishes its aggregate), rearrange tile k
+// and write it out, with two barriers among themselves per tile; the resolver
+// refills the buffer written out (its ticket drawn only then) and looks back
+// for the next tile, whose aggregate went out a whole tile earlier, while the
+// selecting warps work. (The other modes keep warp 0's look-back in phase 2:
+// partition measured 3–5 % slower with the resolver.)
+//
 // A call of more than 2^31 items runs as several launches ("chunks"); each
 // starts from the counts the previous one left in select_state, so positions
 // stay 32-bit inside a launch and 64-bit across them.
@@ -95,8 +104,17 @@ constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t
 /// aggregate published), one arriving by bulk copy.
 constexpr int select_stages = 3;
 
+/// Whether the block has a resolver warp (see the top of this file):
+/// compaction without values, and unique.
+template <select_mode Mode, class Value>
+inline constexpr bool select_resolver_warp = Mode == select_mode::compact && std::is_same_v<Value, no_values>;
+
+/// Threads per block: the tuning's selecting threads, and the resolver warp.
+template <select_mode Mode, class Value, class Tuning>
+inline constexpr int select_block_threads = Tuning::threads + (select_resolver_warp<Mode, Value> ? warp_threads : 0);
+
 /// Resident blocks per SM the tiles are sized for (registers are capped to
-/// match: at most 65 536 / (2 × threads) per thread).
+/// match: at most 65 536 / (2 × block threads) per thread).
 constexpr int select_blocks_per_sm = 2;
 
 /// Tile shape of the selection kernel: at most 32 items per thread (one bit
@@ -205,7 +223,8 @@ template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
-__global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_kernel(select_launch<Item, Value, Selector> L) {
+__global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, select_blocks_per_sm)
+    select_kernel(select_launch<Item, Value, Selector> L) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<Item>;
   constexpr int warps = threads / warp_threads;
   constexpr unsigned tile_size = unsigned(tile_items<Item, Tuning>);
@@ -223,7 +242,14 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
 
   extern __shared__ uint4 select_smem[];
   constexpr int stages = select_stages;
+  constexpr bool resolver = select_resolver_warp<Mode, Value>;
   __shared__ std::uint64_t loaded[stages];       // mbarriers of the buffers
+  // With a resolver warp, per buffer: the tile's slots and aggregate are out
+  // (one arrival: warp 0), its prefix is known (one: the resolver), it is
+  // written out (one per selecting warp); and the tile's prefix.
+  __shared__ std::uint64_t scanned[resolver ? stages : 1], resolved[resolver ? stages : 1],
+      drained[resolver ? stages : 1];
+  __shared__ prefix_t buffer_prefix[resolver ? stages : 1];
   __shared__ std::uint32_t buffer_tile[stages];  // tile in each buffer (>= num_tiles: none)
   __shared__ bool buffer_copied[stages];         // filled by bulk copy (else by thread loads)
   __shared__ bool buffer_side[stages];           // side data (flags) staged too (else read from global)
@@ -316,6 +342,13 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     mbarrier_arrive(&loaded[b]);
   };
   const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
+  // A barrier of the selecting warps (the resolver warp never waits at it).
+  auto selecting_sync = [] {
+    if constexpr (resolver)
+      asm volatile("bar.sync 1, %0;" ::"n"(threads) : "memory");
+    else
+      __syncthreads();
+  };
   const unsigned thread_offset = unsigned(warp) * warp_threads * rounds * vec + unsigned(lane) * vec;
   auto round_offset = [&](int r) { return thread_offset + unsigned(r) * warp_threads * vec; };
   const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
@@ -350,7 +383,7 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
           const unsigned i = round_offset(r) + j;
           staged[i] = tile_begin + i < L.chunk_items ? L.d_in[tile_global + i] : last;
         }
-      __syncthreads();
+      selecting_sync();
     }
     unsigned bits = 0;
 #pragma unroll
@@ -400,219 +433,343 @@ __global__ void __launch_bounds__(Tuning::threads, select_blocks_per_sm) select_
     }
   };
 
-  // Prologue: barriers, the carry, a tile in flight in every buffer, the
-  // first one selected.
-  if (threadIdx.x == 0) {
-    for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
-    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
-    launch_tag = 0;
-    for (int b = 0; b < stages; ++b) {
-      draw_early();
-      fill(b);
-    }
-    if constexpr (draw_ahead) draw_early();
-  }
-  __syncthreads();
-  mbarrier_wait(&loaded[0], 0);
-  if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
-  unsigned bits = select_tile(0);
-  __syncthreads();
-  if (warp == 0) publish_aggregate(0);
-  __syncthreads();
-
-  std::uint64_t partition_total = 0;  // partition: selected items in the whole input (from the block's first tile)
-  for (std::uint32_t k = 0;; ++k) {
-    const int b = int(k % stages), next = int((k + 1) % stages);
-    const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
-    if (tile >= L.num_tiles) break;
-    mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
-    const bool has_next = buffer_tile[next] < L.num_tiles;
-    Item* const staged = staged_of(b);
-    const unsigned tile_begin = tile * tile_size;  // launch-local
-    const bool full_tile = tile_begin + tile_size <= L.chunk_items;
-    const std::size_t tile_global = L.chunk_begin + tile_begin;
-
-    // Phases 0-1 of the next tile first: its aggregate goes out before this
-    // tile's look-back waits.
-    const unsigned next_bits = has_next ? select_tile(next) : 0u;
-    // This tile's items into registers where they go through shared memory
-    // (key/value compaction reads them later, from the buffer): after the
-    // barrier the buffer may be rearranged.
-    Item items[rounds][vec];
-    if constexpr (scatter_through_shared) {
-#pragma unroll
-      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), items[r]);
+  if constexpr (resolver) {
+    // Prologue: the resolver's lane 0 sets up the barriers and the carry and
+    // puts a tile in flight in every buffer; it draws every ticket.
+    if (threadIdx.x == threads) {
+      for (int b = 0; b < stages; ++b) {
+        mbarrier_init(&loaded[b]);
+        mbarrier_init_arrivals(&scanned[b], 1);
+        mbarrier_init_arrivals(&resolved[b], 1);
+        mbarrier_init_arrivals(&drained[b], warps);
+      }
+      carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+      launch_tag = 0;
+      for (int b = 0; b < stages; ++b) {
+        draw_early();
+        fill(b);
+      }
     }
     __syncthreads();
+    if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
 
-    // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
-    // this tile's prefix and publishes its inclusive prefix.
-    if (warp == 0) {
-      if (has_next) publish_aggregate(next);
-      const prefix_t total = tile_total[b];
-      prefix_t before{};
-      if (tile != 0) {
-        before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
-        if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
-      }
-      if (lane == 0) {
-        tile_prefix = before;
-        if (tile == L.num_tiles - 1) {
-          // The launch's last tile: hand the counts on, or finish the call.
-          const prefix_t all = prefix_op{}(before, total);
-          select_carry out{carry.selected + count_of(all), carry.last_head};
-          if constexpr (runs)
-            if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
-          if (!L.last_chunk) {
-            L.d_state->carry[(L.chunk + 1) % 2] = out;
-          } else {
-            L.d_state->count = out.selected;
-            if (L.d_count != nullptr) *L.d_count = out.selected;
-            if constexpr (runs)  // the last run ends with the input
-              if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+    if (warp == warps) {
+      // The resolver, per tile j of the block: refill the buffer of tile
+      // j − 1 once it is written out, with a ticket drawn only then (drawn
+      // earlier, as a refill's ticket is in the other schedule, a tile waits
+      // longer between its draw and its aggregate, and every later tile's
+      // look-back waits with it: 4–9 % slower at 2^28); then, once tile j's
+      // aggregate is out, look back for its prefix, which the selecting warps
+      // need only after selecting the next tile and rearranging this one.
+      for (std::uint32_t j = 0;; ++j) {
+        const int b = int(j % stages);
+        const std::uint32_t tile = buffer_tile[b];
+        if (tile >= L.num_tiles) break;
+        if (lane == 0) {
+          if (j >= 1) {
+            const int written_out = int((j - 1) % stages);
+            mbarrier_wait(&drained[written_out], ((j - 1) / stages) % 2);
+            draw_early();
+            fill(written_out);
           }
+          mbarrier_wait(&scanned[b], (j / stages) % 2);
         }
+        __syncwarp();
+        const prefix_t total = tile_total[b];
+        prefix_t before{};
+        if (tile != 0) {
+          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+        }
+        if (lane == 0) {
+          buffer_prefix[b] = before;
+          if (tile == L.num_tiles - 1) {
+            // The launch's last tile: hand the count on, or finish the call.
+            const select_carry out{carry.selected + count_of(prefix_op{}(before, total)), carry.last_head};
+            if (!L.last_chunk) {
+              L.d_state->carry[(L.chunk + 1) % 2] = out;
+            } else {
+              L.d_state->count = out.selected;
+              if (L.d_count != nullptr) *L.d_count = out.selected;
+            }
+          }
+          mbarrier_arrive(&resolved[b]);
+        }
+        __syncwarp();
       }
+      return;
     }
 
-    // Phase 3: every selected item of this tile to its slot (thread 0 first
-    // draws the ticket for the refill below).
-    if constexpr (!draw_ahead)
-      if (threadIdx.x == 0) draw_early();
-    if constexpr (scatter_through_shared) {
-      // Every item to its slot in the tile, in shared memory — the selected
-      // ones first, then (partition) the rejected ones — and the block writes
-      // the tile's one or two runs with consecutive threads on consecutive
-      // addresses, so stores fill whole sectors. Run-length encoding then
-      // writes its run lengths the same way (below). The slots within the
-      // tile came with its aggregate, so the other warps rearrange while
-      // warp 0 looks back, and warp 0 after it.
-      const unsigned tile_selected = count_of(tile_total[b]);
-      unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
-      unsigned round_slot[rounds];                       // slot of this thread's first item of round r
+    // The selecting warps, per tile k of the block: phases 0-1 of tile k + 1
+    // (warp 0 then publishes its aggregate and slots), tile k to its slots
+    // in its buffer, and out with the prefix the resolver found.
+    mbarrier_wait(&loaded[0], 0);
+    unsigned bits = select_tile(0);
+    selecting_sync();
+    if (warp == 0) {
+      publish_aggregate(0);
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(&scanned[0]);
+    }
+    for (std::uint32_t k = 0;; ++k) {
+      const int b = int(k % stages), next = int((k + 1) % stages);
+      const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
+      if (tile >= L.num_tiles) break;
+      mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
+      const bool has_next = buffer_tile[next] < L.num_tiles;
+      Item* const staged = staged_of(b);
+      const unsigned next_bits = has_next ? select_tile(next) : 0u;
+      Item items[rounds][vec];
+#pragma unroll
+      for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), items[r]);
+      selecting_sync();  // every warp has tile k's items in registers, and tile k + 1's totals are in
+      if (warp == 0 && has_next) {
+        publish_aggregate(next);
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(&scanned[next]);
+      }
+
+      // Tile k's selected items to their slots (from its aggregate's scan in
+      // the iteration before).
+      unsigned before = count_of(warp_prefix[b][warp]);
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
         const unsigned lane_count = unsigned(__popc(rb));
         const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-        unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
-        round_slot[r] = slot;
-        const unsigned i = round_offset(r);
+        unsigned slot = before + inclusive - lane_count;
 #pragma unroll
-        for (int j = 0; j < vec; ++j) {
-          const bool selected = (rb >> j) & 1u;
-          if (selected) {
-            staged[slot] = items[r][j];
-          } else if constexpr (Mode == select_mode::partition) {
-            // Rejected: after the tile's selected items. A slot past the end
-            // of a partial tile is never selected, so it lands on itself,
-            // past what the block writes out.
-            staged[tile_selected + (i + j - slot)] = items[r][j];
-          }
-          slot += selected;
-        }
+        for (int j = 0; j < vec; ++j)
+          if ((rb >> j) & 1u) staged[slot++] = items[r][j];
         before += shfl_idx(inclusive, warp_threads - 1);
       }
-      if constexpr (Mode == select_mode::partition) {
-        if (k == 0) {
-          // The block's first tile: the pre-pass's block counts (waiting
-          // for it when this launch is its dependent), summed by warp here
-          // and over the warps after the barrier below.
-          wait_for_earlier_grid();
-          std::uint64_t counted = 0;
-          for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) counted += L.d_block_counts[c];
-          counted = warp_reduce(counted, warp_threads, [](std::uint64_t x, std::uint64_t y) { return x + y; });
-          if (lane == 0) warp_counts[warp] = counted;
-        }
+      selecting_sync();  // the tile is rearranged
+
+      // Tile k out, coalesced, once the resolver has its prefix; then its
+      // buffer is the resolver's to refill.
+      mbarrier_wait(&resolved[b], (k / stages) % 2);
+      const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
+      const unsigned tile_selected = count_of(tile_total[b]);
+      for (unsigned i = threadIdx.x; i < tile_selected; i += threads) L.d_out[first + i] = staged[i];
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(&drained[b]);
+      bits = next_bits;
+    }
+  } else {
+    // Prologue: barriers, the carry, a tile in flight in every buffer, the
+    // first one selected.
+    if (threadIdx.x == 0) {
+      for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
+      carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+      launch_tag = 0;
+      for (int b = 0; b < stages; ++b) {
+        draw_early();
+        fill(b);
+      }
+      if constexpr (draw_ahead) draw_early();
+    }
+    __syncthreads();
+    mbarrier_wait(&loaded[0], 0);
+    if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
+    unsigned bits = select_tile(0);
+    __syncthreads();
+    if (warp == 0) publish_aggregate(0);
+    __syncthreads();
+
+    std::uint64_t partition_total = 0;  // partition: selected items in the whole input (from the block's first tile)
+    for (std::uint32_t k = 0;; ++k) {
+      const int b = int(k % stages), next = int((k + 1) % stages);
+      const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
+      if (tile >= L.num_tiles) break;
+      mbarrier_wait(&loaded[next], ((k + 1) / stages) % 2);  // its ((k + 1) / stages)-th fill
+      const bool has_next = buffer_tile[next] < L.num_tiles;
+      Item* const staged = staged_of(b);
+      const unsigned tile_begin = tile * tile_size;  // launch-local
+      const bool full_tile = tile_begin + tile_size <= L.chunk_items;
+      const std::size_t tile_global = L.chunk_begin + tile_begin;
+
+      // Phases 0-1 of the next tile first: its aggregate goes out before this
+      // tile's look-back waits.
+      const unsigned next_bits = has_next ? select_tile(next) : 0u;
+      // This tile's items into registers where they go through shared memory
+      // (key/value compaction reads them later, from the buffer): after the
+      // barrier the buffer may be rearranged.
+      Item items[rounds][vec];
+      if constexpr (scatter_through_shared) {
+#pragma unroll
+        for (int r = 0; r < rounds; ++r) load_shared_vector(staged + round_offset(r), items[r]);
       }
       __syncthreads();
-      if constexpr (Mode == select_mode::partition) {
-        if (k == 0) {
-          for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
+
+      // Phase 2: warp 0 publishes the next tile's aggregate, then looks back for
+      // this tile's prefix and publishes its inclusive prefix.
+      if (warp == 0) {
+        if (has_next) publish_aggregate(next);
+        const prefix_t total = tile_total[b];
+        prefix_t before{};
+        if (tile != 0) {
+          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+        }
+        if (lane == 0) {
+          tile_prefix = before;
+          if (tile == L.num_tiles - 1) {
+            // The launch's last tile: hand the counts on, or finish the call.
+            const prefix_t all = prefix_op{}(before, total);
+            select_carry out{carry.selected + count_of(all), carry.last_head};
+            if constexpr (runs)
+              if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+            if (!L.last_chunk) {
+              L.d_state->carry[(L.chunk + 1) % 2] = out;
+            } else {
+              L.d_state->count = out.selected;
+              if (L.d_count != nullptr) *L.d_count = out.selected;
+              if constexpr (runs)  // the last run ends with the input
+                if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+            }
+          }
         }
       }
-      const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
-      std::uint64_t first_rejected = 0;
-      if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
-      const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
-      const unsigned written = Mode == select_mode::partition ? items : tile_selected;
-      for (unsigned k = threadIdx.x; k < written; k += threads)
-        L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
 
-      if constexpr (runs) {
-        // Run lengths: head s of the tile (output first + s) ends the run
-        // before it, whose length goes to lengths[first + s - 1]. The heads'
-        // launch-local positions + 1 go to the buffer as uint32 (pos[0]: the
-        // head before them; 0 = none in this launch, then carry.last_head),
-        // in pieces of what the buffer holds (one piece unless nearly every
-        // item of a tile of items under 4 bytes is a head).
-        constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
-        static_assert(piece_heads >= 1, "room for a head position after the one before it");
-        std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged);
-        std::uint32_t head_before = tile_prefix.last_head;  // thread 0: the head before the piece
-        for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
-          __syncthreads();  // the buffer's previous contents are out
-          if (threadIdx.x == 0) pos[0] = head_before;
+      // Phase 3: every selected item of this tile to its slot (thread 0 first
+      // draws the ticket for the refill below).
+      if constexpr (!draw_ahead)
+        if (threadIdx.x == 0) draw_early();
+      if constexpr (scatter_through_shared) {
+        // Every item to its slot in the tile, in shared memory — the selected
+        // ones first, then (partition) the rejected ones — and the block writes
+        // the tile's one or two runs with consecutive threads on consecutive
+        // addresses, so stores fill whole sectors. Run-length encoding then
+        // writes its run lengths the same way (below). The slots within the
+        // tile came with its aggregate, so the other warps rearrange while
+        // warp 0 looks back, and warp 0 after it.
+        const unsigned tile_selected = count_of(tile_total[b]);
+        unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
+        unsigned round_slot[rounds];                       // slot of this thread's first item of round r
 #pragma unroll
-          for (int r = 0; r < rounds; ++r) {
-            unsigned slot = round_slot[r];
+        for (int r = 0; r < rounds; ++r) {
+          const unsigned rb = (bits >> (r * vec)) & vec_mask;
+          const unsigned lane_count = unsigned(__popc(rb));
+          const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+          unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
+          round_slot[r] = slot;
+          const unsigned i = round_offset(r);
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            const bool selected = (rb >> j) & 1u;
+            if (selected) {
+              staged[slot] = items[r][j];
+            } else if constexpr (Mode == select_mode::partition) {
+              // Rejected: after the tile's selected items. A slot past the end
+              // of a partial tile is never selected, so it lands on itself,
+              // past what the block writes out.
+              staged[tile_selected + (i + j - slot)] = items[r][j];
+            }
+            slot += selected;
+          }
+          before += shfl_idx(inclusive, warp_threads - 1);
+        }
+        if constexpr (Mode == select_mode::partition) {
+          if (k == 0) {
+            // The block's first tile: the pre-pass's block counts (waiting
+            // for it when this launch is its dependent), summed by warp here
+            // and over the warps after the barrier below.
+            wait_for_earlier_grid();
+            std::uint64_t counted = 0;
+            for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) counted += L.d_block_counts[c];
+            counted = warp_reduce(counted, warp_threads, [](std::uint64_t x, std::uint64_t y) { return x + y; });
+            if (lane == 0) warp_counts[warp] = counted;
+          }
+        }
+        __syncthreads();
+        if constexpr (Mode == select_mode::partition) {
+          if (k == 0) {
+            for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
+          }
+        }
+        const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
+        std::uint64_t first_rejected = 0;
+        if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
+        const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
+        const unsigned written = Mode == select_mode::partition ? items : tile_selected;
+        for (unsigned k = threadIdx.x; k < written; k += threads)
+          L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
+
+        if constexpr (runs) {
+          // Run lengths: head s of the tile (output first + s) ends the run
+          // before it, whose length goes to lengths[first + s - 1]. The heads'
+          // launch-local positions + 1 go to the buffer as uint32 (pos[0]: the
+          // head before them; 0 = none in this launch, then carry.last_head),
+          // in pieces of what the buffer holds (one piece unless nearly every
+          // item of a tile of items under 4 bytes is a head).
+          constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
+          static_assert(piece_heads >= 1, "room for a head position after the one before it");
+          std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged);
+          std::uint32_t head_before = tile_prefix.last_head;  // thread 0: the head before the piece
+          for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
+            __syncthreads();  // the buffer's previous contents are out
+            if (threadIdx.x == 0) pos[0] = head_before;
+#pragma unroll
+            for (int r = 0; r < rounds; ++r) {
+              unsigned slot = round_slot[r];
+#pragma unroll
+              for (int j = 0; j < vec; ++j) {
+                if ((bits >> (r * vec + j)) & 1u) {
+                  if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
+                  ++slot;
+                }
+              }
+            }
+            __syncthreads();
+            const unsigned heads = tile_selected - piece < piece_heads ? tile_selected - piece : piece_heads;
+            for (unsigned k = threadIdx.x; k < heads; k += threads) {
+              const std::uint64_t out = first + piece + k;
+              if (out == 0) continue;  // the call's first run: no run before it
+              const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
+              L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
+            }
+            if (threadIdx.x == 0) head_before = pos[heads];
+          }
+        }
+      } else {
+        // Key/value compaction: every selected item and its value straight
+        // from its slot, after the look-back.
+        __syncthreads();
+        unsigned running = tile_prefix + warp_prefix[b][warp];
+        const std::uint64_t base = carry.selected;
+#pragma unroll
+        for (int r = 0; r < rounds; ++r) {
+          const unsigned rb = (bits >> (r * vec)) & vec_mask;
+          const unsigned lane_count = unsigned(__popc(rb));
+          const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+          const unsigned i = round_offset(r);
+          const std::size_t g = tile_global + i;
+          if (rb != 0) {
+            Item v[vec];
+            load_shared_vector(staged + i, v);
+            unsigned slot = running + inclusive - lane_count;  // launch-local: selected before item j
 #pragma unroll
             for (int j = 0; j < vec; ++j) {
-              if ((bits >> (r * vec + j)) & 1u) {
-                if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
+              if ((rb >> j) & 1u) {
+                L.d_out[base + slot] = v[j];
+                L.d_values_out[base + slot] = L.d_values_in[g + j];
                 ++slot;
               }
             }
           }
-          __syncthreads();
-          const unsigned heads = tile_selected - piece < piece_heads ? tile_selected - piece : piece_heads;
-          for (unsigned k = threadIdx.x; k < heads; k += threads) {
-            const std::uint64_t out = first + piece + k;
-            if (out == 0) continue;  // the call's first run: no run before it
-            const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
-            L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
-          }
-          if (threadIdx.x == 0) head_before = pos[heads];
+          running += shfl_idx(inclusive, warp_threads - 1);
         }
       }
-    } else {
-      // Key/value compaction: every selected item and its value straight
-      // from its slot, after the look-back.
-      __syncthreads();
-      unsigned running = tile_prefix + warp_prefix[b][warp];
-      const std::uint64_t base = carry.selected;
-#pragma unroll
-      for (int r = 0; r < rounds; ++r) {
-        const unsigned rb = (bits >> (r * vec)) & vec_mask;
-        const unsigned lane_count = unsigned(__popc(rb));
-        const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-        const unsigned i = round_offset(r);
-        const std::size_t g = tile_global + i;
-        if (rb != 0) {
-          Item v[vec];
-          load_shared_vector(staged + i, v);
-          unsigned slot = running + inclusive - lane_count;  // launch-local: selected before item j
-#pragma unroll
-          for (int j = 0; j < vec; ++j) {
-            if ((rb >> j) & 1u) {
-              L.d_out[base + slot] = v[j];
-              L.d_values_out[base + slot] = L.d_values_in[g + j];
-              ++slot;
-            }
-          }
-        }
-        running += shfl_idx(inclusive, warp_threads - 1);
-      }
-    }
 
-    // Buffer b is free again (every thread is done with it and with the
-    // shared prefixes): refill it; the copy has stages − 1 iterations to land.
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      fill(b);
-      if constexpr (draw_ahead) draw_early();
+      // Buffer b is free again (every thread is done with it and with the
+      // shared prefixes): refill it; the copy has stages − 1 iterations to land.
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        fill(b);
+        if constexpr (draw_ahead) draw_early();
+      }
+      bits = next_bits;
     }
-    bits = next_bits;
   }
 }
 

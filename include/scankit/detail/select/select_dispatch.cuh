@@ -148,13 +148,14 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   constexpr std::size_t state_bytes = (sizeof(select_state) + 255) / 256 * 256;
   const auto kernel = select_kernel<Item, Value, Selector, Mode, Tuning>;
   constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning, side_bytes_of<Selector>>;
+  constexpr int block_threads = select_block_threads<Mode, Value, Tuning>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
   const unsigned sms = current_sm_count();
   static const int blocks_per_sm = [&] {  // once per kernel: allow > 48 KB of staged tiles; resident blocks
     throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
                         "cudaFuncSetAttribute");
     int blocks = 0;
-    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tuning::threads, smem_bytes),
+    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, smem_bytes),
                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return blocks > 0 ? blocks : 1;
   }();
@@ -206,7 +207,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     // Persistent grid: as many blocks as stay resident, never more than tiles.
     const unsigned resident = sms * unsigned(blocks_per_sm);
     const unsigned blocks = L.num_tiles < resident ? L.num_tiles : resident;
-    launch_maybe_dependent(kernel, Mode == select_mode::partition && chunk == 0, blocks, Tuning::threads, smem_bytes,
+    launch_maybe_dependent(kernel, Mode == select_mode::partition && chunk == 0, blocks, block_threads, smem_bytes,
                            ctx.stream(), "selection kernel launch", L);
   }
   if (d_count != nullptr) return 0;

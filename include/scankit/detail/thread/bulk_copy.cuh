@@ -19,6 +19,13 @@ __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
+/// Initializes an mbarrier whose phases complete after `count` arrivals (no
+/// bytes expected). Call from one thread, then __syncthreads().
+__device__ __forceinline__ void mbarrier_init_arrivals(std::uint64_t* bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
 /// Starts copying `bytes` (a multiple of 16; both addresses 16-byte aligned)
 /// from global to shared memory; phase 0 of `bar` completes when they land.
 __device__ __forceinline__ void bulk_load(void* smem_dst, const void* gmem_src, std::uint32_t bytes, std::uint64_t* bar) {
