@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
       // j − 1 once it is written out, with a ticket drawn only then (drawn
       // earlier, as a refill's ticket is in the other schedule, a tile waits
       // longer between its draw and its aggregate, and every later tile's
-      // look-back waits with it: 4–9 % slower at 2^28); then, once tile j's
+      // look-back waits with it: 4–7 % slower at 2^28); then, once tile j's
       // aggregate is out, look back for its prefix, which the selecting warps
       // need only after selecting the next tile and rearranging this one.
       for (std::uint32_t j = 0;; ++j) {
