@@ -246,16 +246,17 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
   __shared__ std::uint64_t loaded[stages];       // mbarriers of the buffers
   // With a resolver warp, per buffer: the tile's slots and aggregate are out
   // (one arrival: warp 0), its prefix is known (one: the resolver), it is
-  // written out (one per selecting warp).
+  // written out (one per selecting warp); and the tile's prefix.
   __shared__ std::uint64_t scanned[resolver ? stages : 1], resolved[resolver ? stages : 1],
       drained[resolver ? stages : 1];
+  __shared__ prefix_t buffer_prefix[resolver ? stages : 1];
   __shared__ std::uint32_t buffer_tile[stages];  // tile in each buffer (>= num_tiles: none)
   __shared__ bool buffer_copied[stages];         // filled by bulk copy (else by thread loads)
   __shared__ bool buffer_side[stages];           // side data (flags) staged too (else read from global)
   __shared__ std::uint32_t launch_tag;        // set in the prologue only
   __shared__ prefix_t warp_prefix[stages][warps];  // per buffer: warp totals, then exclusive prefixes
   __shared__ prefix_t tile_total[stages];          // per buffer: the tile's total
-  __shared__ prefix_t buffer_prefix[stages];  // per buffer: selected (heads) in this launch before its tile
+  __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
   __shared__ std::uint64_t warp_counts[Mode == select_mode::partition ? warps : 1];  // partition: block counts summed by warp
   __shared__ select_carry carry;              // from the launches before this one
 
@@ -432,94 +433,26 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
     }
   };
 
-  // One warp, once buffer b's aggregate is out: looks back for its tile's
-  // prefix, publishes the inclusive prefix and keeps the prefix in
-  // buffer_prefix[b]; after the launch's last tile, lane 0 hands the counts
-  // on to the next launch or finishes the call.
-  auto resolve_tile = [&](int b) {
-    const std::uint32_t tile = buffer_tile[b];
-    const prefix_t total = tile_total[b];
-    prefix_t before{};
-    if (tile != 0) {
-      before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
-      if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
-    }
-    if (lane != 0) return;
-    buffer_prefix[b] = before;
-    if (tile == L.num_tiles - 1) {
-      const prefix_t all = prefix_op{}(before, total);
-      select_carry out{carry.selected + count_of(all), carry.last_head};
-      if constexpr (runs)
-        if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
-      if (!L.last_chunk) {
-        L.d_state->carry[(L.chunk + 1) % 2] = out;
-      } else {
-        L.d_state->count = out.selected;
-        if (L.d_count != nullptr) *L.d_count = out.selected;
-        if constexpr (runs)  // the last run ends with the input
-          if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
-      }
-    }
-  };
-
-  // Every selecting thread, once buffer b's slots are scanned and every
-  // thread holds its items of the tile (`items`, selected by `bits`): the
-  // items to their slots in the buffer — the selected ones first, then
-  // (partition) the rejected ones. round_slot[r]: the slot of the thread's
-  // first selected item of round r.
-  auto place_items = [&](int b, unsigned bits, const Item (&items)[rounds][vec], unsigned (&round_slot)[rounds]) {
-    Item* const staged = staged_of(b);
-    const unsigned tile_selected = count_of(tile_total[b]);
-    unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
-#pragma unroll
-    for (int r = 0; r < rounds; ++r) {
-      const unsigned rb = (bits >> (r * vec)) & vec_mask;
-      const unsigned lane_count = unsigned(__popc(rb));
-      const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
-      unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
-      round_slot[r] = slot;
-      const unsigned i = round_offset(r);
-#pragma unroll
-      for (int j = 0; j < vec; ++j) {
-        const bool selected = (rb >> j) & 1u;
-        if (selected) {
-          staged[slot] = items[r][j];
-        } else if constexpr (Mode == select_mode::partition) {
-          // Rejected: after the tile's selected items. A slot past the end
-          // of a partial tile is never selected, so it lands on itself,
-          // past what the block writes out.
-          staged[tile_selected + (i + j - slot)] = items[r][j];
-        }
-        slot += selected;
-      }
-      before += shfl_idx(inclusive, warp_threads - 1);
-    }
-  };
-
-  // Prologue: one thread (the resolver's lane 0 where there is one: it draws
-  // every ticket) sets up the barriers and the carry and puts a tile in
-  // flight in every buffer.
-  if (threadIdx.x == (resolver ? threads : 0)) {
-    for (int b = 0; b < stages; ++b) {
-      mbarrier_init(&loaded[b]);
-      if constexpr (resolver) {
-        mbarrier_init(&scanned[b]);
-        mbarrier_init(&resolved[b]);
-        mbarrier_init<warps>(&drained[b]);
-      }
-    }
-    carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
-    launch_tag = 0;
-    for (int b = 0; b < stages; ++b) {
-      draw_early();
-      fill(b);
-    }
-    if constexpr (draw_ahead) draw_early();
-  }
-  __syncthreads();
-  if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
-
   if constexpr (resolver) {
+    // Prologue: the resolver's lane 0 sets up the barriers and the carry and
+    // puts a tile in flight in every buffer; it draws every ticket.
+    if (threadIdx.x == threads) {
+      for (int b = 0; b < stages; ++b) {
+        mbarrier_init(&loaded[b]);
+        mbarrier_init_arrivals(&scanned[b], 1);
+        mbarrier_init_arrivals(&resolved[b], 1);
+        mbarrier_init_arrivals(&drained[b], warps);
+      }
+      carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+      launch_tag = 0;
+      for (int b = 0; b < stages; ++b) {
+        draw_early();
+        fill(b);
+      }
+    }
+    __syncthreads();
+    if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
+
     if (warp == warps) {
       // The resolver, per tile j of the block: refill the buffer of tile
       // j − 1 once it is written out, with a ticket drawn only then (drawn
@@ -542,31 +475,42 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
           mbarrier_wait(&scanned[b], (j / stages) % 2);
         }
         __syncwarp();
-        resolve_tile(b);
-        if (lane == 0) mbarrier_arrive(&resolved[b]);
+        const prefix_t total = tile_total[b];
+        prefix_t before{};
+        if (tile != 0) {
+          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+        }
+        if (lane == 0) {
+          buffer_prefix[b] = before;
+          if (tile == L.num_tiles - 1) {
+            // The launch's last tile: hand the count on, or finish the call.
+            const select_carry out{carry.selected + count_of(prefix_op{}(before, total)), carry.last_head};
+            if (!L.last_chunk) {
+              L.d_state->carry[(L.chunk + 1) % 2] = out;
+            } else {
+              L.d_state->count = out.selected;
+              if (L.d_count != nullptr) *L.d_count = out.selected;
+            }
+          }
+          mbarrier_arrive(&resolved[b]);
+        }
         __syncwarp();
       }
       return;
     }
 
-  }
-
-  // The first tile selected, and its aggregate out.
-  mbarrier_wait(&loaded[0], 0);
-  unsigned bits = select_tile(0);
-  selecting_sync();
-  if (warp == 0) {
-    publish_aggregate(0);
-    if constexpr (resolver) {
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(&scanned[0]);
-    }
-  }
-
-  if constexpr (resolver) {
     // The selecting warps, per tile k of the block: phases 0-1 of tile k + 1
     // (warp 0 then publishes its aggregate and slots), tile k to its slots
     // in its buffer, and out with the prefix the resolver found.
+    mbarrier_wait(&loaded[0], 0);
+    unsigned bits = select_tile(0);
+    selecting_sync();
+    if (warp == 0) {
+      publish_aggregate(0);
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(&scanned[0]);
+    }
     for (std::uint32_t k = 0;; ++k) {
       const int b = int(k % stages), next = int((k + 1) % stages);
       const std::uint32_t tile = buffer_tile[b];  // waited for in the iteration before
@@ -585,10 +529,20 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
         if (lane == 0) mbarrier_arrive(&scanned[next]);
       }
 
-      // Tile k's selected items to their slots (scanned in the iteration
-      // before, with its aggregate).
-      unsigned round_slot[rounds];
-      place_items(b, bits, items, round_slot);
+      // Tile k's selected items to their slots (from its aggregate's scan in
+      // the iteration before).
+      unsigned before = count_of(warp_prefix[b][warp]);
+#pragma unroll
+      for (int r = 0; r < rounds; ++r) {
+        const unsigned rb = (bits >> (r * vec)) & vec_mask;
+        const unsigned lane_count = unsigned(__popc(rb));
+        const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+        unsigned slot = before + inclusive - lane_count;
+#pragma unroll
+        for (int j = 0; j < vec; ++j)
+          if ((rb >> j) & 1u) staged[slot++] = items[r][j];
+        before += shfl_idx(inclusive, warp_threads - 1);
+      }
       selecting_sync();  // the tile is rearranged
 
       // Tile k out, coalesced, once the resolver has its prefix; then its
@@ -602,9 +556,26 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
       bits = next_bits;
     }
   } else {
-    // Every warp, per tile k: phases 0-1 of tile k + 1, warp 0's look-back
-    // for tile k (phase 2) while the others rearrange it, and tile k out.
+    // Prologue: barriers, the carry, a tile in flight in every buffer, the
+    // first one selected.
+    if (threadIdx.x == 0) {
+      for (int b = 0; b < stages; ++b) mbarrier_init(&loaded[b]);
+      carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
+      launch_tag = 0;
+      for (int b = 0; b < stages; ++b) {
+        draw_early();
+        fill(b);
+      }
+      if constexpr (draw_ahead) draw_early();
+    }
     __syncthreads();
+    mbarrier_wait(&loaded[0], 0);
+    if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
+    unsigned bits = select_tile(0);
+    __syncthreads();
+    if (warp == 0) publish_aggregate(0);
+    __syncthreads();
+
     std::uint64_t partition_total = 0;  // partition: selected items in the whole input (from the block's first tile)
     for (std::uint32_t k = 0;; ++k) {
       const int b = int(k % stages), next = int((k + 1) % stages);
@@ -634,7 +605,30 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
       // this tile's prefix and publishes its inclusive prefix.
       if (warp == 0) {
         if (has_next) publish_aggregate(next);
-        resolve_tile(b);
+        const prefix_t total = tile_total[b];
+        prefix_t before{};
+        if (tile != 0) {
+          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+        }
+        if (lane == 0) {
+          tile_prefix = before;
+          if (tile == L.num_tiles - 1) {
+            // The launch's last tile: hand the counts on, or finish the call.
+            const prefix_t all = prefix_op{}(before, total);
+            select_carry out{carry.selected + count_of(all), carry.last_head};
+            if constexpr (runs)
+              if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+            if (!L.last_chunk) {
+              L.d_state->carry[(L.chunk + 1) % 2] = out;
+            } else {
+              L.d_state->count = out.selected;
+              if (L.d_count != nullptr) *L.d_count = out.selected;
+              if constexpr (runs)  // the last run ends with the input
+                if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+            }
+          }
+        }
       }
 
       // Phase 3: every selected item of this tile to its slot (thread 0 first
@@ -650,8 +644,31 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
         // tile came with its aggregate, so the other warps rearrange while
         // warp 0 looks back, and warp 0 after it.
         const unsigned tile_selected = count_of(tile_total[b]);
-        unsigned round_slot[rounds];  // slot of this thread's first selected item of round r
-        place_items(b, bits, items, round_slot);
+        unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
+        unsigned round_slot[rounds];                       // slot of this thread's first item of round r
+#pragma unroll
+        for (int r = 0; r < rounds; ++r) {
+          const unsigned rb = (bits >> (r * vec)) & vec_mask;
+          const unsigned lane_count = unsigned(__popc(rb));
+          const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
+          unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
+          round_slot[r] = slot;
+          const unsigned i = round_offset(r);
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            const bool selected = (rb >> j) & 1u;
+            if (selected) {
+              staged[slot] = items[r][j];
+            } else if constexpr (Mode == select_mode::partition) {
+              // Rejected: after the tile's selected items. A slot past the end
+              // of a partial tile is never selected, so it lands on itself,
+              // past what the block writes out.
+              staged[tile_selected + (i + j - slot)] = items[r][j];
+            }
+            slot += selected;
+          }
+          before += shfl_idx(inclusive, warp_threads - 1);
+        }
         if constexpr (Mode == select_mode::partition) {
           if (k == 0) {
             // The block's first tile: the pre-pass's block counts (waiting
@@ -670,7 +687,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
             for (int w = 0; w < warps; ++w) partition_total += warp_counts[w];
           }
         }
-        const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);  // the tile's first selected slot
+        const std::uint64_t first = carry.selected + count_of(tile_prefix);  // the tile's first selected slot
         std::uint64_t first_rejected = 0;
         if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
         const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
@@ -688,7 +705,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
           constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
           static_assert(piece_heads >= 1, "room for a head position after the one before it");
           std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged);
-          std::uint32_t head_before = buffer_prefix[b].last_head;  // thread 0: the head before the piece
+          std::uint32_t head_before = tile_prefix.last_head;  // thread 0: the head before the piece
           for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
             __syncthreads();  // the buffer's previous contents are out
             if (threadIdx.x == 0) pos[0] = head_before;
@@ -718,7 +735,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
         // Key/value compaction: every selected item and its value straight
         // from its slot, after the look-back.
         __syncthreads();
-        unsigned running = buffer_prefix[b] + warp_prefix[b][warp];
+        unsigned running = tile_prefix + warp_prefix[b][warp];
         const std::uint64_t base = carry.selected;
 #pragma unroll
         for (int r = 0; r < rounds; ++r) {

@@ -12,12 +12,17 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-/// Initializes an mbarrier whose phases complete after `Arrivals` arrivals
-/// (and, for a bulk copy, its bytes), and makes it visible to the copy
-/// engine. Call from one thread, then __syncthreads().
-template <std::uint32_t Arrivals = 1>
+/// Initializes an mbarrier expecting one arrival, and makes it visible to
+/// the copy engine. Call from one thread, then __syncthreads().
 __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "n"(Arrivals) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/// Initializes an mbarrier whose phases complete after `count` arrivals (no
+/// bytes expected). Call from one thread, then __syncthreads().
+__device__ __forceinline__ void mbarrier_init_arrivals(std::uint64_t* bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
