@@ -477,6 +477,42 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (bo
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
+TEMPLATE_TEST_CASE("partition counts in its own launch up to its limit and in a pre-pass above it", "[gpu][select]",
+                   std::uint32_t, std::uint64_t) {
+  // Up to partition_count_in_launch_items each block of the (cooperative)
+  // selection launch counts a share and waits for every other block's count;
+  // above it a counting kernel runs first. Calls alternate between the two
+  // on one context, so the counts of a launch find the status words of
+  // other launches (the larger calls' tiles, other tags) where they go.
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  constexpr std::size_t limit = scankit::detail::partition_count_in_launch_items<T>;
+  for (std::size_t n : {limit, limit + 1, limit - flagged_tile<T> / 3, limit + 2 * flagged_tile<T> + 7})
+    for (int rate : {1, 50, 99}) partition_flags_case<T>(ctx, stream, n, rate);
+
+  // Under graph capture, both ways: the pre-pass and the selection kernel
+  // launched as its programmatic dependent (an edge of its own in the
+  // graph), and the cooperative launch.
+  for (std::size_t n : {limit + 1, limit}) {
+    CAPTURE(n);
+    rng r(case_seed("select/partition/capture/" + std::to_string(n)));
+    const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
+    device_buffer<T> d_in(n), d_out(n);
+    device_buffer<std::uint8_t> d_flags(n);
+    device_buffer<std::size_t> d_count(1);
+    d_in.upload(in, stream);
+    replay_on_fresh_flags(
+        stream, n, d_flags, d_out, d_count, r,
+        [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
+        [&](const std::vector<std::uint8_t>& fresh, std::size_t count) {
+          REQUIRE(count == reference_compact(in, fresh).size());
+          check_selected(d_out.download(stream), n, reference_partition(in, fresh), "partition replayed");
+        });
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
 // ---- 5. key/value pairs ----------------------------------------------------------------
 
 template <class K, class V>
@@ -617,9 +653,9 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
         CHECK(d_out.download(stream, 0, count) == expected);
       });
 
-  // Partition under capture: its selection kernel is launched as the
-  // programmatic dependent of the counting pre-pass (an edge of its own in
-  // the graph).
+  // Partition under capture: at this size its count runs in the selection
+  // launch itself, a cooperative kernel node (above
+  // partition_count_in_launch_items: the next test case).
   replay_on_fresh_flags(
       stream, n, d_flags, d_out, d_count, r,
       [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
