@@ -3,6 +3,7 @@
 // one another's results.
 #pragma once
 
+#include <scankit/detail/dependent_launch.cuh>
 #include <scankit/error.hpp>
 
 #include <cuda_runtime.h>
@@ -14,22 +15,16 @@ namespace scankit::detail {
 
 /// Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...) as a
 /// cooperative grid. Returns false, having launched nothing, when the grid
-/// cannot be resident at once (fewer multiprocessors than the occupancy
-/// assumed, e.g. under MPS) or the device has no cooperative launch; throws
-/// on any other error.
+/// cannot be resident at once (fewer multiprocessors free for it than the
+/// grid was sized for) or the device has no cooperative launch; throws on
+/// any other error.
 template <class... Params, class... Args>
 bool try_launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::size_t smem_bytes,
                             cudaStream_t stream, const char* what, Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeCooperative;
   attribute.val.cooperative = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(blocks, threads, smem_bytes, stream, &attribute);
   const cudaError_t error = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
   if (error == cudaErrorCooperativeLaunchTooLarge || error == cudaErrorNotSupported) {
     (void)cudaGetLastError();  // not sticky: clear it, the caller launches another way

@@ -31,21 +31,31 @@ __device__ __forceinline__ void wait_for_earlier_grid() {
 #endif
 }
 
-/// Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), as the
-/// dependent of the stream's previous kernel when `dependent` is true.
-template <class... Params, class... Args>
-void launch_maybe_dependent(void (*kernel)(Params...), bool dependent, unsigned blocks, unsigned threads,
-                            std::size_t smem_bytes, cudaStream_t stream, const char* what, Args&&... args) {
+/// The configuration of a launch <<<blocks, threads, smem_bytes, stream>>>
+/// with one attribute, or none where `attribute` is null (which must
+/// outlive the launch call).
+inline cudaLaunchConfig_t launch_config(unsigned blocks, unsigned threads, std::size_t smem_bytes,
+                                        cudaStream_t stream, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = attribute != nullptr ? 1 : 0;
+  return config;
+}
+
+/// Launches kernel<<<blocks, threads, smem_bytes, stream>>>(args...), as the
+/// dependent of the stream's previous kernel when `dependent` is true.
+template <class... Params, class... Args>
+void launch_maybe_dependent(void (*kernel)(Params...), bool dependent, unsigned blocks, unsigned threads,
+                            std::size_t smem_bytes, cudaStream_t stream, const char* what, Args&&... args) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
+  const cudaLaunchConfig_t config =
+      launch_config(blocks, threads, smem_bytes, stream, dependent ? &attribute : nullptr);
   throw_on_cuda_error(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
 }
 
