@@ -654,8 +654,8 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
       });
 
   // Partition under capture: at this size its count runs in the selection
-  // launch itself, a cooperative kernel node (above
-  // partition_count_in_launch_items: the next test case).
+  // launch itself, a cooperative kernel node (the pre-pass under capture:
+  // the test case on partition_count_in_launch_items).
   replay_on_fresh_flags(
       stream, n, d_flags, d_out, d_count, r,
       [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
