@@ -484,6 +484,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, sel
       // look-back waits with it: 4–7 % slower at 2^28); then, once tile j's
       // aggregate is out, look back for its prefix, which the selecting warps
       // need only after selecting the next tile and rearranging this one.
+      // Its look-back and hand-off repeat warp 0's in the other schedule on
+      // purpose: one shared step for both moved several kernels' registers
+      // and measured uint64 run-length encoding 2.3–3.7 % slower at 2^24 and
+      // 2^28 (docs/select.md, "two changes measured and left out").
       for (std::uint32_t j = 0;; ++j) {
         const int b = int(j % stages);
         const std::uint32_t tile = buffer_tile[b];
