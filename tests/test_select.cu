@@ -58,6 +58,16 @@ template <class T>
 constexpr std::size_t small_call_flagged_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, true>>;
 
+/// The tiles of one block per SM, which compaction takes from
+/// select_small_call_items up for 4-byte items by byte flags and 8-byte
+/// items without flags (select_wide_tiles).
+template <class T>
+constexpr std::size_t wide_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 0, false, 1>>;
+template <class T>
+constexpr std::size_t wide_flagged_tile =
+    scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, false, 1>>;
+
 /// Sizes around the selection tiles of both tunings (design.md's list).
 template <class T>
 std::vector<std::size_t> select_sizes() {
@@ -259,6 +269,8 @@ TEMPLATE_TEST_CASE("compact by flags equals the host reference and thrust::copy_
       compact_flags_case<T, std::int32_t>(ctx, stream, n, rate, true);
     }
   compact_flags_case<T, std::uint8_t>(ctx, stream, std::size_t(1) << 24, 50, true);
+  compact_flags_case<T, bool>(ctx, stream, scankit::detail::select_small_call_items + 2 * wide_flagged_tile<T> + 3, 99,
+                              false);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -309,7 +321,10 @@ TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[g
   const compare kinds[] = {compare::not_zero, compare::equal,         compare::not_equal,
                            compare::less,     compare::less_equal,    compare::greater,
                            compare::greater_equal, compare::in_range, compare::outside_range};
-  for (std::size_t n : {std::size_t(1000), 3 * select_tile<T> + 7}) {
+  std::vector<std::size_t> sizes = {1000, 3 * select_tile<T> + 7};
+  if constexpr (sizeof(T) == 8)  // compact_if on the tiles of one block per SM
+    sizes.push_back(scankit::detail::select_small_call_items + 2 * wide_tile<T> + 7);
+  for (std::size_t n : sizes) {
     const std::uint64_t seed = case_seed(std::string("select/predicate/") + type_name<T>() + "/" + std::to_string(n));
     rng r(seed);
     const std::vector<T> in = make_predicate_input<T>(n, r);
@@ -457,23 +472,45 @@ TEMPLATE_TEST_CASE("unique and run_length_encode equal the host reference, thrus
   unique_rle_case<T>(ctx, stream, std::size_t(1) << 20, 100000.0, false);
   unique_rle_case<T>(ctx, stream, 77 * select_tile<T> + 5, 1e12, false);
   if constexpr (std::is_floating_point_v<T>) unique_rle_case<T>(ctx, stream, 100003, 3.0, true);
+  if constexpr (sizeof(T) == 8)  // unique on the tiles of one block per SM
+    unique_rle_case<T>(ctx, stream, scankit::detail::select_small_call_items + 3 * wide_tile<T> + 5, 2.0,
+                       std::is_floating_point_v<T>);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (both tile shapes)", "[gpu][select]",
+TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (every tile shape)", "[gpu][select]",
                    std::uint32_t, std::uint64_t) {
   // Below select_small_call_items 4-byte items with byte flags and 8-byte
-  // items without flags take smaller tiles; the sizes above end in a
-  // partial tile of the default shape.
+  // items without flags take smaller tiles; above it their compaction takes
+  // the tiles of one block per SM, partition and run-length encoding the
+  // default ones. The sizes above end in a partial tile of the shape taken.
   using T = TestType;
   cuda_stream stream;
   scankit::context ctx(stream);
   constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
-  for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) {
+  constexpr std::size_t compact_tile = sizeof(T) == 4 ? wide_flagged_tile<T> : flagged_tile<T>;
+  for (std::size_t n : {below, below + 1 + compact_tile / 2, (below / compact_tile + 3) * compact_tile + 1})
     compact_flags_case<T, std::uint8_t>(ctx, stream, n, 50, false);
-    partition_flags_case<T>(ctx, stream, n, 50);
+  for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) partition_flags_case<T>(ctx, stream, n, 50);
+  constexpr std::size_t unique_tile = sizeof(T) == 8 ? wide_tile<T> : select_tile<T>;
+  for (std::size_t n : {below, below + 1 + unique_tile / 2, below + 1 + select_tile<T> / 2})
+    unique_rle_case<T>(ctx, stream, n, 2.0, false);
+
+  // compact_if on either side (8-byte items: the tiles of one block per SM above).
+  for (std::size_t n : {below, below + 1 + unique_tile / 2}) {
+    const std::uint64_t seed = case_seed(std::string("select/small-call/if/") + type_name<T>() + "/" + std::to_string(n));
+    CAPTURE(type_name<T>(), n, seed);
+    rng r(seed);
+    const std::vector<T> in = make_predicate_input<T>(n, r);
+    const scankit::predicate<T> pred = scankit::less(T(7));
+    std::vector<std::uint8_t> flags(n);
+    for (std::size_t i = 0; i < n; ++i) flags[i] = host_predicate(pred, in[i]);
+    device_buffer<T> d_in(n), d_out(n);
+    d_in.upload(in, stream);
+    d_out.poison(stream);
+    const std::size_t count = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, pred);
+    check_selected(d_out.download(stream), count, reference_compact(in, flags), "compact_if");
   }
-  for (std::size_t n : {below, below + 1 + select_tile<T> / 2}) unique_rle_case<T>(ctx, stream, n, 2.0, false);
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -923,9 +960,20 @@ __global__ void fill_large(std::uint32_t* d, std::size_t n, std::uint64_t seed, 
     d[i] = runs ? large_run_item(seed, i) : large_item(seed, i);
 }
 
-TEST_CASE("compact_if, partition_if and run_length_encode past 2^31 items (several launches)", "[gpu][large][select]") {
+/// Byte flags, about a third set.
+__host__ __device__ inline std::uint8_t large_flag(std::uint64_t seed, std::uint64_t i) {
+  return large_item(seed ^ 2, i) % 3 == 0;
+}
+__global__ void fill_large_flags(std::uint8_t* d, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    d[i] = large_flag(seed, i);
+}
+
+TEST_CASE("compact_if, compact, partition_if and run_length_encode past 2^31 items (several launches)",
+          "[gpu][large][select]") {
   const std::size_t n = (std::size_t(1) << 31) + 3 * select_tile<std::uint32_t> + 12345;
   REQUIRE(n > scankit::detail::select_chunk_items(select_tile<std::uint32_t>));
+  REQUIRE(n > scankit::detail::select_chunk_items(wide_flagged_tile<std::uint32_t>));
   const std::uint64_t seed = case_seed("select/large");
   CAPTURE(n, seed);
   cuda_stream stream;
@@ -947,6 +995,21 @@ TEST_CASE("compact_if, partition_if and run_length_encode past 2^31 items (sever
       if (x < (std::uint32_t(1) << 31)) bad += k >= kept || got[k++] != x;
     }
     CHECK(k == kept);
+    CHECK(bad == 0);
+  }
+
+  // compact by byte flags (the tiles of one block per SM), checked in full.
+  {
+    device_buffer<std::uint8_t> d_flags(n);
+    fill_large_flags<<<4096, 256, 0, stream>>>(d_flags.data(), n, seed);
+    SKTEST_CUDA(cudaGetLastError());
+    d_out.poison(stream);
+    const std::size_t flagged = scankit::compact(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
+    const std::vector<std::uint32_t> got = d_out.download(stream, 0, flagged);
+    std::size_t k = 0, bad = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (large_flag(seed, i)) bad += k >= flagged || got[k++] != large_item(seed, i);
+    CHECK(k == flagged);
     CHECK(bad == 0);
   }
 

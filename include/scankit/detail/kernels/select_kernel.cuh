@@ -121,8 +121,9 @@ inline constexpr bool select_resolver_warp = Mode == select_mode::compact && std
 template <select_mode Mode, class Value, class Tuning>
 inline constexpr int select_block_threads = Tuning::threads + (select_resolver_warp<Mode, Value> ? warp_threads : 0);
 
-/// Resident blocks per SM the tiles are sized for (registers are capped to
-/// match: at most 65 536 / (2 × block threads) per thread).
+/// Resident blocks per SM the tiles are sized for, unless a tuning says
+/// otherwise (registers are capped to match: at most 65 536 / (blocks ×
+/// block threads) per thread).
 constexpr int select_blocks_per_sm = 2;
 
 /// Tile shape of the selection kernel: at most 32 items per thread (one bit
@@ -158,27 +159,38 @@ constexpr int select_blocks_per_sm = 2;
 /// without flags (+2.5 to +16 % at 2^20–2^22) or for 8-byte items with byte
 /// flags (−6.6 to +11 %), and half the rounds for every selector (up to
 /// +43 %), lost.
-template <class Item, std::size_t SideBytes = 0, bool SmallCall = false>
+///
+/// BlocksPerSm = 1: one block per SM with tiles of twice the bytes (72 KB;
+/// 1024 and 896 threads where two blocks have 512 and 448, at most 992 so
+/// that a resolver warp fits): each look-back then covers twice the items.
+/// Taken by the compaction kernels that measured faster with it (see
+/// select_wide_tiles).
+template <class Item, std::size_t SideBytes = 0, bool SmallCall = false, int BlocksPerSm = select_blocks_per_sm>
 struct default_select_tuning {
  private:
-  static constexpr std::size_t budget = 36 * 1024;
+  static_assert(BlocksPerSm == 1 || BlocksPerSm == 2, "tiles sized for one or two blocks per SM");
+  static constexpr std::size_t budget = 72 * 1024 / BlocksPerSm;
+  static constexpr int wide_threads = 1024 / BlocksPerSm, min_deep_threads = 896 / BlocksPerSm;
+  static constexpr int max_threads = 1024 - 32;
   static constexpr std::size_t round_bytes = vector_items<Item> * (sizeof(Item) + SideBytes);  // per thread
   static constexpr int max_rounds = 32 / vector_items<Item>;
   static constexpr int clamp_rounds(std::size_t r) {
     return r < 1 ? 1 : (r < std::size_t(max_rounds) ? int(r) : max_rounds);
   }
-  static constexpr int wide_rounds = clamp_rounds(budget / (512 * round_bytes));  // on 512 threads
+  static constexpr int wide_rounds = clamp_rounds(budget / (wide_threads * round_bytes));
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
-  static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= 448 &&
-                               deep_threads * (wide_rounds + 1) > 512 * wide_rounds;
+  static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= min_deep_threads &&
+                               deep_threads * (wide_rounds + 1) > wide_threads * wide_rounds;
   static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
+  static constexpr int shaped_threads = deep ? deep_threads : filled ? filled_threads : wide_threads;
 
  public:
-  static constexpr int threads = deep ? deep_threads : filled ? filled_threads : 512;
+  static constexpr int threads = shaped_threads < max_threads ? shaped_threads : max_threads;
   static constexpr int rounds = deep && !SmallCall ? wide_rounds + 1 : wide_rounds;
   static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
   static constexpr bool count_in_launch = false;  // partition: see select_counting_in_launch
+  static constexpr int blocks_per_sm = BlocksPerSm;
 };
 
 /// Partition on a tuning whose kernel counts the selected items in its own
@@ -203,6 +215,22 @@ template <class Item, std::size_t SideBytes>
 inline constexpr bool has_small_call_select_tuning =
     default_select_tuning<Item, SideBytes, true>::threads != default_select_tuning<Item, SideBytes>::threads ||
     default_select_tuning<Item, SideBytes, true>::rounds != default_select_tuning<Item, SideBytes>::rounds;
+
+/// Whether calls of at least select_small_call_items take the tiles of one
+/// block per SM (default_select_tuning<Item, SideBytes, false, 1>): the
+/// kernels with a resolver warp that measured faster with them — 4-byte
+/// items by byte flags, 8-byte items without flags (compact_if, unique).
+/// H200, three interleaved runs, medians, against the same kernels on two
+/// blocks per SM (10 / 50 / 90 % selected): uint32 by byte flags −4.9 to
+/// −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64 compact_if −3.7 to −4.2 %
+/// at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique −1.9 to −4.1 % at 2^24 and
+/// 2^28. Not taken: uint32 compact_if and unique (within ±1.8 % at 2^24–2^28),
+/// uint64 by byte flags (+1.3 to +5.7 %), and partition and run-length
+/// encoding, which keep warp 0's look-back (+2 to +32 %).
+template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
+inline constexpr bool select_wide_tiles =
+    select_resolver_warp<Mode, Value> &&
+    ((sizeof(Item) == 4 && SideBytes == 1) || (sizeof(Item) == 8 && SideBytes == 0));
 
 template <class Item, class Value, class Selector>
 struct select_launch {
@@ -245,7 +273,7 @@ template <class Item, class Tuning, std::size_t SideBytes>
 inline constexpr std::size_t select_smem_bytes = select_stages * select_buffer_bytes<Item, Tuning, SideBytes>;
 
 template <class Item, class Value, class Selector, select_mode Mode, class Tuning>
-__global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, select_blocks_per_sm)
+__global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tuning::blocks_per_sm)
     select_kernel(select_launch<Item, Value, Selector> L) {
   constexpr int threads = Tuning::threads, rounds = Tuning::rounds, vec = vector_items<Item>;
   constexpr int warps = threads / warp_threads;
