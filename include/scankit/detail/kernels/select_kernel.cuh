@@ -220,13 +220,14 @@ inline constexpr bool has_small_call_select_tuning =
 /// block per SM (default_select_tuning<Item, SideBytes, false, 1>): the
 /// kernels with a resolver warp that measured faster with them — 4-byte
 /// items by byte flags, 8-byte items without flags (compact_if, unique).
-/// H200, three interleaved runs, medians, against the same kernels on two
-/// blocks per SM (10 / 50 / 90 % selected): uint32 by byte flags −4.9 to
-/// −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64 compact_if −3.7 to −4.2 %
-/// at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique −1.9 to −4.1 % at 2^24 and
-/// 2^28. Not taken: uint32 compact_if and unique (within ±1.8 % at 2^24–2^28),
-/// uint64 by byte flags (+1.3 to +5.7 %), and partition and run-length
-/// encoding, which keep warp 0's look-back (+2 to +32 %).
+/// H200, two runs of three interleaved rounds (medians of 15 calls) against
+/// the same kernels on two blocks per SM (10 / 50 / 90 % selected): uint32
+/// by byte flags −4.9 to −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64
+/// compact_if −3.7 to −4.2 % at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique
+/// −1.9 to −4.1 % at 2^28, −0.6 to −4.3 % at 2^24. Not taken: uint32
+/// compact_if and unique (−1.8 to +3.1 % at 2^24–2^28), uint64 by byte flags
+/// (+0.3 to +5.7 %), and partition and run-length encoding, which keep warp
+/// 0's look-back (+2 to +23 %); below 2^23 most kernels lost, up to 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
 inline constexpr bool select_wide_tiles =
     select_resolver_warp<Mode, Value> &&
