@@ -171,7 +171,7 @@ struct default_select_tuning {
   static_assert(BlocksPerSm == 1 || BlocksPerSm == 2, "tiles sized for one or two blocks per SM");
   static constexpr std::size_t budget = 72 * 1024 / BlocksPerSm;
   static constexpr int wide_threads = 1024 / BlocksPerSm, min_deep_threads = 896 / BlocksPerSm;
-  static constexpr int max_threads = 1024 - 32;
+  static constexpr int max_threads = 1024 - warp_threads;  // a block of 1 024 with the resolver warp
   static constexpr std::size_t round_bytes = vector_items<Item> * (sizeof(Item) + SideBytes);  // per thread
   static constexpr int max_rounds = 32 / vector_items<Item>;
   static constexpr int clamp_rounds(std::size_t r) {
