@@ -379,6 +379,7 @@ __global__ void __launch_bounds__(segmented_reduce_shape<T>::threads,
       // The last tile's threads past the end spoil its total; nobody reads it.
       L.d_carries[tile] = tile_carry;
     }
+    fence_generic_to_async_shared();  // stage s's reads and writes before its refill's copy
     __syncthreads();  // stage s is free for the block's tile `stages` tiles on
     if constexpr (stages == 1)
       if (threadIdx.x == 0) fill(0);  // stage the block's next tile

@@ -607,6 +607,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
       const unsigned tile_selected = count_of(tile_total[b]);
       for (unsigned i = threadIdx.x; i < tile_selected; i += threads) L.d_out[first + i] = staged[i];
+      fence_generic_to_async_shared();  // the buffer's reads and writes before the refill's copy
       __syncwarp();
       if (lane == 0) mbarrier_arrive(&drained[b]);
       bits = next_bits;
@@ -850,6 +851,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
 
       // Buffer b is free again (every thread is done with it and with the
       // shared prefixes): refill it; the copy has stages − 1 iterations to land.
+      fence_generic_to_async_shared();
       __syncthreads();
       if (threadIdx.x == 0) {
         fill(b);

@@ -62,6 +62,15 @@ __device__ __forceinline__ void bulk_prefetch_l2(const void* gmem_src, std::uint
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(gmem_src), "r"(bytes) : "memory");
 }
 
+/// Orders this thread's earlier generic-proxy accesses to shared memory
+/// (loads and stores) before later async-proxy ones (a bulk copy into the
+/// same bytes). Every thread that touched a buffer calls it before the
+/// buffer is handed back for a bulk-copy refill; the hand-off (mbarrier or
+/// __syncthreads) then orders it before the copy's issue.
+__device__ __forceinline__ void fence_generic_to_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 /// Arrives on `bar` (release: the thread's earlier shared-memory writes are
 /// visible to every thread whose mbarrier_wait sees the phase complete).
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
