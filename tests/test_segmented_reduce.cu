@@ -522,6 +522,33 @@ TEST_CASE("small segmented reductions for the sanitizers", "[gpu][segmented_redu
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
+TEST_CASE("segmented reductions in which every block reuses its staging buffers, for racecheck",
+          "[gpu][segmented_reduce][racecheck]") {
+  // The persistent grid holds at most SMs x (2 048 / threads per block)
+  // blocks; three times as many tiles gives every block several, so each
+  // stage is refilled after the tile before it was reduced there (the
+  // [sanitize] cases run at most a tile per block): 4-byte values with one
+  // stage, 8-byte values with two. Segments of 4 values on average.
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  int device = 0, sms = 0;
+  SKTEST_CUDA(cudaGetDevice(&device));
+  SKTEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  auto reusing_layout = [&](auto value, const std::string& tag) {
+    using shape = scankit::detail::segmented_reduce_shape<decltype(value)>;
+    const std::uint64_t tiles = 3 * std::uint64_t(sms) * (2048 / shape::threads);
+    const std::uint64_t diagonals = tiles * shape::tile_diagonals + 1;
+    return tile_edge_layout(diagonals, diagonals / 5, 2, 3, "racecheck/" + tag);
+  };
+  static_assert(scankit::detail::segmented_reduce_shape<std::int32_t>::stages == 1 &&
+                scankit::detail::segmented_reduce_shape<double>::stages == 2);
+  sr_case<std::int32_t, std::int32_t>(ctx, stream, reusing_layout(std::int32_t{}, "int32"), op::plus,
+                                      init_mode::given, value_kind::sum_safe, false);
+  sr_case<double, std::uint32_t>(ctx, stream, reusing_layout(double{}, "double"), op::max, init_mode::identity,
+                                 value_kind::full_range, false);
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
 // ---- 3. template API: non-commutative operators ---------------------------------------------------
 
 /// init ⊕ values[off[s]] ⊕ ... ⊕ values[off[s+1]-1], strictly left to right.

@@ -297,7 +297,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   __shared__ std::uint64_t loaded[stages];       // mbarriers of the buffers
   // With a resolver warp, per buffer: the tile's slots and aggregate are out
   // (one arrival: warp 0), its prefix is known (one: the resolver), it is
-  // written out (one per selecting warp); and the tile's prefix.
+  // written out (one per selecting thread: see the write-out); and the
+  // tile's prefix.
   __shared__ std::uint64_t scanned[resolver ? stages : 1], resolved[resolver ? stages : 1],
       drained[resolver ? stages : 1];
   __shared__ prefix_t buffer_prefix[resolver ? stages : 1];
@@ -493,7 +494,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         mbarrier_init(&loaded[b]);
         mbarrier_init_arrivals(&scanned[b], 1);
         mbarrier_init_arrivals(&resolved[b], 1);
-        mbarrier_init_arrivals(&drained[b], warps);
+        mbarrier_init_arrivals(&drained[b], threads);
       }
       carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
       launch_tag = 0;
@@ -607,9 +608,13 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
       const unsigned tile_selected = count_of(tile_total[b]);
       for (unsigned i = threadIdx.x; i < tile_selected; i += threads) L.d_out[first + i] = staged[i];
-      fence_generic_to_async_shared();  // the buffer's reads and writes before the refill's copy
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(&drained[b]);
+      // Every thread arrives itself, after its cross-proxy fence: an
+      // arrival releases only the arriving thread's own accesses (one lane
+      // per warp after a __syncwarp orders them too, but compute-sanitizer's
+      // racecheck does not follow that chain; every thread arriving measured
+      // −0.9 to +2.0 %, geometric mean +0.2 %, at 2^22–2^28).
+      fence_generic_to_async_shared();
+      mbarrier_arrive(&drained[b]);
       bits = next_bits;
     }
   } else {
