@@ -612,7 +612,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // arrival releases only the arriving thread's own accesses (one lane
       // per warp after a __syncwarp orders them too, but compute-sanitizer's
       // racecheck does not follow that chain; every thread arriving measured
-      // −0.9 to +2.0 %, geometric mean +0.2 %, at 2^22–2^28).
+      // −2.0 to +2.0 %, geometric mean +0.2 %, at 2^22–2^28).
       fence_generic_to_async_shared();
       mbarrier_arrive(&drained[b]);
       bits = next_bits;
