@@ -252,7 +252,7 @@ struct select_launch {
   select_state* d_state;
   const std::uint64_t* d_block_counts;  // partition: selected items per block of the counting pre-pass
   std::uint64_t* d_count_words;         // partition counting in the launch: one status word per block
-  std::uint32_t count_blocks;           // partition: blocks of the pre-pass (or of this launch)
+  std::uint32_t count_blocks;           // partition: blocks of the counting pre-pass
   bool count_in_launch;                 // partition: each block counts a share (a cooperative launch)
   std::size_t* d_count;      // where the caller wants the count (or null)
   std::uint64_t* d_status;   // [0] launch counter, [1 + t] tile words
@@ -757,7 +757,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
                 if (single_tile) {
                   if (threadIdx.x == 0) counted = count_of(tile_total[b]);  // the one tile is the whole input
                 } else {
-                  for (unsigned c = threadIdx.x; c < L.count_blocks; c += threads) {
+                  for (unsigned c = threadIdx.x; c < gridDim.x; c += threads) {  // one count per block of this launch
                     tile_reading<std::uint32_t> r;
                     do r = block_counts.read(c, launch_tag);
                     while (r.state == tile_state::invalid);

@@ -163,7 +163,6 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
       if (chunk == 0) {
         if constexpr (Tuning::count_in_launch) {
           L.count_in_launch = true;
-          L.count_blocks = blocks;
           if (try_launch_cooperative(kernel, blocks, block_threads, smem_bytes, ctx.stream(),
                                      "selection kernel launch", L))
             continue;
