@@ -293,6 +293,25 @@ bool host_predicate(const scankit::predicate<T>& p, T x) {
   return false;
 }
 
+/// The host predicate's flag for every item.
+template <class T>
+std::vector<std::uint8_t> host_flags(const scankit::predicate<T>& p, const std::vector<T>& in) {
+  std::vector<std::uint8_t> flags(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) flags[i] = host_predicate(p, in[i]);
+  return flags;
+}
+
+/// compact_if of `in` (already in d_in) into a poisoned d_out, checked
+/// against the host reference; returns the count.
+template <class T>
+std::size_t compact_if_case(scankit::context& ctx, cuda_stream& stream, const std::vector<T>& in,
+                            const device_buffer<T>& d_in, device_buffer<T>& d_out, const scankit::predicate<T>& pred) {
+  d_out.poison(stream);
+  const std::size_t count = scankit::compact_if(ctx, d_in.data(), d_out.data(), in.size(), pred);
+  check_selected(d_out.download(stream), count, reference_compact(in, host_flags(pred, in)), "compact_if");
+  return count;
+}
+
 /// Small values (many equal to the bounds), zeros, and for floats NaN and ±0.
 template <class T>
 std::vector<T> make_predicate_input(std::size_t n, rng& r) {
@@ -334,16 +353,12 @@ TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[g
     for (compare kind : kinds) {
       const scankit::predicate<T> pred{kind, T(3), T(7)};
       CAPTURE(type_name<T>(), n, int(kind), seed);
-      std::vector<std::uint8_t> flags(n);
-      for (std::size_t i = 0; i < n; ++i) flags[i] = host_predicate(pred, in[i]);
-      d_out.poison(stream);
-      const std::size_t count = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, pred);
-      check_selected(d_out.download(stream), count, reference_compact(in, flags), "compact_if");
+      const std::size_t count = compact_if_case(ctx, stream, in, d_in, d_out, pred);
       d_out.poison(stream);
       scankit::partition_if_async(ctx, d_in.data(), d_out.data(), n, pred, d_count.data());
       const std::size_t selected = read_device_count(d_count, stream);
       CHECK(selected == count);
-      check_selected(d_out.download(stream), n, reference_partition(in, flags), "partition_if");
+      check_selected(d_out.download(stream), n, reference_partition(in, host_flags(pred, in)), "partition_if");
     }
     // The builders convert their bounds to the item type.
     d_out.poison(stream);
@@ -507,14 +522,9 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
     CAPTURE(type_name<T>(), n, seed);
     rng r(seed);
     const std::vector<T> in = make_predicate_input<T>(n, r);
-    const scankit::predicate<T> pred = scankit::less(T(7));
-    std::vector<std::uint8_t> flags(n);
-    for (std::size_t i = 0; i < n; ++i) flags[i] = host_predicate(pred, in[i]);
     device_buffer<T> d_in(n), d_out(n);
     d_in.upload(in, stream);
-    d_out.poison(stream);
-    const std::size_t count = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, pred);
-    check_selected(d_out.download(stream), count, reference_compact(in, flags), "compact_if");
+    compact_if_case(ctx, stream, in, d_in, d_out, scankit::predicate<T>{scankit::compare::less, T(7), T(7)});
   }
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
