@@ -59,8 +59,9 @@ constexpr std::size_t small_call_flagged_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, true>>;
 
 /// The tiles of one block per SM, which compaction takes from
-/// select_small_call_items up for 4-byte items by byte flags and 8-byte
-/// items without flags (select_wide_tiles).
+/// select_wide_tiles_items up: select_small_call_items for 4-byte items by
+/// byte flags and 8-byte items without flags, 2^25 for 4-byte items without
+/// flags (select_wide_tiles).
 template <class T>
 constexpr std::size_t wide_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 0, false, 1>>;
@@ -525,6 +526,29 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
     device_buffer<T> d_in(n), d_out(n);
     d_in.upload(in, stream);
     compact_if_case(ctx, stream, in, d_in, d_out, scankit::predicate<T>{scankit::compare::less, T(7), T(7)});
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEMPLATE_TEST_CASE("compact_if and unique of 4-byte items just below and above their one-block-per-SM size",
+                   "[gpu][select]", std::uint32_t, float) {
+  // From select_wide_tiles_items (2^25) up 4-byte items without flags
+  // compact and drop duplicates on the tiles of one block per SM; below it
+  // on the default ones. The size above ends in a partial tile.
+  using T = TestType;
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  constexpr std::size_t limit = scankit::detail::select_wide_tiles_items<T, 0>;
+  static_assert(limit > scankit::detail::select_small_call_items, "a limit of its own");
+  for (std::size_t n : {limit - 1, limit + 2 * wide_tile<T> + wide_tile<T> / 2}) {
+    const std::uint64_t seed = case_seed(std::string("select/wide-limit/if/") + type_name<T>() + "/" + std::to_string(n));
+    CAPTURE(type_name<T>(), n, seed);
+    rng r(seed);
+    const std::vector<T> in = make_predicate_input<T>(n, r);
+    device_buffer<T> d_in(n), d_out(n);
+    d_in.upload(in, stream);
+    compact_if_case(ctx, stream, in, d_in, d_out, scankit::predicate<T>{scankit::compare::in_range, T(-3), T(5)});
+    unique_rle_case<T>(ctx, stream, n, 2.0, std::is_floating_point_v<T>);
   }
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }

@@ -160,11 +160,15 @@ constexpr int select_blocks_per_sm = 2;
 /// flags (−6.6 to +11 %), and half the rounds for every selector (up to
 /// +43 %), lost.
 ///
-/// BlocksPerSm = 1: one block per SM with tiles of twice the bytes (72 KB;
-/// 1024 and 896 threads where two blocks have 512 and 448, at most 992 so
-/// that a resolver warp fits): each look-back then covers twice the items.
-/// Taken by the compaction kernels that measured faster with it (see
-/// select_wide_tiles).
+/// BlocksPerSm = 1: one block per SM with tiles of twice the bytes (72 KB):
+/// each look-back then covers twice the items. Every selector takes the
+/// extra round there (896 × 5 without flags: 17 920 4-byte or 8 960 8-byte
+/// items; with byte flags 896 × 4 × 4); without flags it replaced 992 × 4
+/// (15 872 / 7 936), measured against it (H200, three interleaved rounds,
+/// medians of 25 calls, 10 / 50 / 90 %): uint64 compact_if and unique
+/// −4.7 to −8.2 % at 2^28–2^30, −2.3 to −4.5 % at 2^24; 768 × 6 (18 432 /
+/// 9 216 items, the whole 72 KB) gained about half as much. Taken by the
+/// compaction kernels that measured faster with it (see select_wide_tiles).
 template <class Item, std::size_t SideBytes = 0, bool SmallCall = false, int BlocksPerSm = select_blocks_per_sm>
 struct default_select_tuning {
  private:
@@ -179,7 +183,7 @@ struct default_select_tuning {
   }
   static constexpr int wide_rounds = clamp_rounds(budget / (wide_threads * round_bytes));
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
-  static constexpr bool deep = SideBytes > 0 && wide_rounds < max_rounds && deep_threads >= min_deep_threads &&
+  static constexpr bool deep = (SideBytes > 0 || BlocksPerSm == 1) && wide_rounds < max_rounds && deep_threads >= min_deep_threads &&
                                deep_threads * (wide_rounds + 1) > wide_threads * wide_rounds;
   static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
@@ -216,22 +220,32 @@ inline constexpr bool has_small_call_select_tuning =
     default_select_tuning<Item, SideBytes, true>::threads != default_select_tuning<Item, SideBytes>::threads ||
     default_select_tuning<Item, SideBytes, true>::rounds != default_select_tuning<Item, SideBytes>::rounds;
 
-/// Whether calls of at least select_small_call_items take the tiles of one
+/// Whether calls of at least select_wide_tiles_items take the tiles of one
 /// block per SM (default_select_tuning<Item, SideBytes, false, 1>): the
 /// kernels with a resolver warp that measured faster with them — 4-byte
-/// items by byte flags, 8-byte items without flags (compact_if, unique).
-/// H200, two runs of three interleaved rounds (medians of 15 calls) against
-/// the same kernels on two blocks per SM (10 / 50 / 90 % selected): uint32
-/// by byte flags −4.9 to −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64
-/// compact_if −3.7 to −4.2 % at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique
-/// −1.9 to −4.1 % at 2^28, −0.6 to −4.3 % at 2^24. Not taken: uint32
-/// compact_if and unique (−1.8 to +3.1 % at 2^24–2^28), uint64 by byte flags
-/// (+0.3 to +5.7 %), and partition and run-length encoding, which keep warp
-/// 0's look-back (+2 to +23 %); below 2^23 most kernels lost, up to 37 %.
+/// items by byte flags or without flags (compact_if, unique), 8-byte items
+/// without flags. H200, three interleaved rounds (medians of 15 or 25
+/// calls) against the same kernels on two blocks per SM (10 / 50 / 90 %
+/// selected): uint32 by byte flags −4.9 to −6.3 % at 2^28, −0.6 to −2.9 %
+/// at 2^24; uint64 compact_if −3.7 to −4.2 % at 2^28, −2.2 to −5.4 % at
+/// 2^24; uint64 unique −1.9 to −4.1 % at 2^28, −0.6 to −4.3 % at 2^24 (on
+/// 992 × 4; 896 × 5 gained more, above); uint32 compact_if and unique on
+/// 896 × 5: −3.3 to −7.8 % at 2^27–2^30, −0.6 to −4.3 % at 2^25–2^26, but
+/// +0.4 to +4.9 % at 2^23–2^24 (on 992 × 4 they had measured −1.8 to
+/// +3.1 %). Not taken: uint64 by byte flags (+0.3 to +5.7 %), and partition
+/// and run-length encoding, which keep warp 0's look-back (+2 to +23 %);
+/// below 2^23 most kernels lost, up to 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
 inline constexpr bool select_wide_tiles =
     select_resolver_warp<Mode, Value> &&
-    ((sizeof(Item) == 4 && SideBytes == 1) || (sizeof(Item) == 8 && SideBytes == 0));
+    ((sizeof(Item) == 4 && SideBytes <= 1) || (sizeof(Item) == 8 && SideBytes == 0));
+
+/// The call size from which select_wide_tiles kernels run one block per SM:
+/// 2^25 for 4-byte items without flags (above), the small-call limit
+/// otherwise.
+template <class Item, std::size_t SideBytes>
+inline constexpr std::size_t select_wide_tiles_items =
+    sizeof(Item) == 4 && SideBytes == 0 ? std::size_t(1) << 25 : select_small_call_items;
 
 template <class Item, class Value, class Selector>
 struct select_launch {

@@ -320,12 +320,10 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
     if constexpr (has_small_call_select_tuning<Item, side_bytes>)
       if (n < select_small_call_items)
         return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, true>>(ctx, a, select, n, d_count);
-    if constexpr (select_wide_tiles<Mode, Value, Item, side_bytes>) {  // one block per SM from the small-call limit
-      static_assert(has_small_call_select_tuning<Item, side_bytes>, "smaller calls keep two blocks per SM");
-      return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, false, 1>>(ctx, a, select, n, d_count);
-    } else {
-      return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
-    }
+    if constexpr (select_wide_tiles<Mode, Value, Item, side_bytes>)  // one block per SM for larger calls
+      if (n >= select_wide_tiles_items<Item, side_bytes>)
+        return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, false, 1>>(ctx, a, select, n, d_count);
+    return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
   }
   if (!wide_offsets) return run_select_textbook<Mode, std::uint32_t>(ctx, a, select, n, d_count, policy);
   return run_select_textbook<Mode, std::uint64_t>(ctx, a, select, n, d_count, policy);
