@@ -166,7 +166,7 @@ constexpr int select_blocks_per_sm = 2;
 /// items; with byte flags 896 × 4 × 4); without flags it replaced 992 × 4
 /// (15 872 / 7 936), measured against it (H200, three interleaved rounds,
 /// medians of 25 calls, 10 / 50 / 90 %): uint64 compact_if and unique
-/// −4.7 to −8.2 % at 2^28–2^30, −2.3 to −4.5 % at 2^24; 768 × 6 (18 432 /
+/// −4.7 to −8.3 % at 2^28–2^30, −2.3 to −4.5 % at 2^24; 768 × 6 (18 432 /
 /// 9 216 items, the whole 72 KB) gained about half as much. Taken by the
 /// compaction kernels that measured faster with it (see select_wide_tiles).
 template <class Item, std::size_t SideBytes = 0, bool SmallCall = false, int BlocksPerSm = select_blocks_per_sm>
@@ -230,7 +230,7 @@ inline constexpr bool has_small_call_select_tuning =
 /// at 2^24; uint64 compact_if −3.7 to −4.2 % at 2^28, −2.2 to −5.4 % at
 /// 2^24; uint64 unique −1.9 to −4.1 % at 2^28, −0.6 to −4.3 % at 2^24 (on
 /// 992 × 4; 896 × 5 gained more, above); uint32 compact_if and unique on
-/// 896 × 5: −3.3 to −7.8 % at 2^27–2^30, −0.6 to −4.3 % at 2^25–2^26, but
+/// 896 × 5: −3.0 to −7.8 % at 2^27–2^30, −0.6 to −4.3 % at 2^25–2^26, but
 /// +0.4 to +4.9 % at 2^23–2^24 (on 992 × 4 they had measured −1.8 to
 /// +3.1 %). Not taken: uint64 by byte flags (+0.3 to +5.7 %), and partition
 /// and run-length encoding, which keep warp 0's look-back (+2 to +23 %);
