@@ -58,6 +58,7 @@
 #include <scankit/detail/select/selectors.cuh>
 #include <scankit/detail/thread/bulk_copy.cuh>
 #include <scankit/detail/thread/shared_vector.cuh>
+#include <scankit/detail/thread/store_run.cuh>
 #include <scankit/detail/tuning/scan_tuning.hpp>
 #include <scankit/detail/warp/shuffle.cuh>
 
@@ -616,12 +617,12 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       }
       selecting_sync();  // the tile is rearranged
 
-      // Tile k out, coalesced, once the resolver has its prefix; then its
-      // buffer is the resolver's to refill.
+      // Tile k out, coalesced (4-byte items in 16-byte stores), once the
+      // resolver has its prefix; then its buffer is the resolver's to refill.
       mbarrier_wait(&resolved[b], (k / stages) % 2);
       const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
       const unsigned tile_selected = count_of(tile_total[b]);
-      for (unsigned i = threadIdx.x; i < tile_selected; i += threads) L.d_out[first + i] = staged[i];
+      store_run<threads>(staged, L.d_out + first, tile_selected, threadIdx.x);
       // Every thread arrives itself, after its cross-proxy fence: an
       // arrival releases only the arriving thread's own accesses (one lane
       // per warp after a __syncwarp orders them too, but compute-sanitizer's
