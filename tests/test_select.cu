@@ -332,6 +332,19 @@ std::vector<T> make_predicate_input(std::size_t n, rng& r) {
   return in;
 }
 
+/// compact_if_case on fresh predicate input of n items, seeded by label.
+template <class T>
+void compact_if_fresh_case(scankit::context& ctx, cuda_stream& stream, const std::string& label, std::size_t n,
+                           const scankit::predicate<T>& pred) {
+  const std::uint64_t seed = case_seed(label + type_name<T>() + "/" + std::to_string(n));
+  CAPTURE(type_name<T>(), n, seed);
+  rng r(seed);
+  const std::vector<T> in = make_predicate_input<T>(n, r);
+  device_buffer<T> d_in(n), d_out(n);
+  d_in.upload(in, stream);
+  compact_if_case(ctx, stream, in, d_in, d_out, pred);
+}
+
 TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[gpu][select]", std::int32_t,
                    std::uint32_t, std::int64_t, std::uint64_t, float, double) {
   using T = TestType;
@@ -518,15 +531,9 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
   for (std::size_t n : unique_sizes) unique_rle_case<T>(ctx, stream, n, 2.0, false);
 
   // compact_if on either side (8-byte items: the tiles of one block per SM above).
-  for (std::size_t n : {below, below + 1 + unique_tile / 2}) {
-    const std::uint64_t seed = case_seed(std::string("select/small-call/if/") + type_name<T>() + "/" + std::to_string(n));
-    CAPTURE(type_name<T>(), n, seed);
-    rng r(seed);
-    const std::vector<T> in = make_predicate_input<T>(n, r);
-    device_buffer<T> d_in(n), d_out(n);
-    d_in.upload(in, stream);
-    compact_if_case(ctx, stream, in, d_in, d_out, scankit::predicate<T>{scankit::compare::less, T(7), T(7)});
-  }
+  for (std::size_t n : {below, below + 1 + unique_tile / 2})
+    compact_if_fresh_case(ctx, stream, "select/small-call/if/", n,
+                          scankit::predicate<T>{scankit::compare::less, T(7), T(7)});
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
@@ -541,13 +548,8 @@ TEMPLATE_TEST_CASE("compact_if and unique of 4-byte items just below and above t
   constexpr std::size_t limit = scankit::detail::select_wide_tiles_items<T, 0>;
   static_assert(limit > scankit::detail::select_small_call_items, "a limit of its own");
   for (std::size_t n : {limit - 1, limit + 2 * wide_tile<T> + wide_tile<T> / 2}) {
-    const std::uint64_t seed = case_seed(std::string("select/wide-limit/if/") + type_name<T>() + "/" + std::to_string(n));
-    CAPTURE(type_name<T>(), n, seed);
-    rng r(seed);
-    const std::vector<T> in = make_predicate_input<T>(n, r);
-    device_buffer<T> d_in(n), d_out(n);
-    d_in.upload(in, stream);
-    compact_if_case(ctx, stream, in, d_in, d_out, scankit::predicate<T>{scankit::compare::in_range, T(-3), T(5)});
+    compact_if_fresh_case(ctx, stream, "select/wide-limit/if/", n,
+                          scankit::predicate<T>{scankit::compare::in_range, T(-3), T(5)});
     unique_rle_case<T>(ctx, stream, n, 2.0, std::is_floating_point_v<T>);
   }
   SKTEST_REQUIRE_DEVICE_CLEAN();
