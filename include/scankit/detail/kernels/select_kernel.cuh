@@ -184,7 +184,8 @@ struct default_select_tuning {
   }
   static constexpr int wide_rounds = clamp_rounds(budget / (wide_threads * round_bytes));
   static constexpr int deep_threads = int(budget / (round_bytes * (wide_rounds + 1)) / 32 * 32);
-  static constexpr bool deep = (SideBytes > 0 || BlocksPerSm == 1) && wide_rounds < max_rounds && deep_threads >= min_deep_threads &&
+  static constexpr bool deep = (SideBytes > 0 || BlocksPerSm == 1) && wide_rounds < max_rounds &&
+                               deep_threads >= min_deep_threads &&
                                deep_threads * (wide_rounds + 1) > wide_threads * wide_rounds;
   static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
