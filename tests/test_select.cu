@@ -6,7 +6,8 @@
 // stay poisoned past the count. Also: the async twins (count in device
 // memory, also under graph capture), in-place compaction, key/value pairs,
 // every host predicate (NaN included), the template API with custom types
-// and functors, every scan policy, bad arguments (host tests), and [large]
+// and functors, every scan policy, input written by the kernel just before
+// (which lets its dependents start early), bad arguments (host tests), and [large]
 // calls past 2^31 items that run as several launches.
 #include "support/cuda_check.hpp"
 #include "support/random.hpp"
@@ -675,6 +676,77 @@ TEST_CASE("compact, unique and run_length_encode work in place", "[gpu][select][
     CHECK(d_data.download(stream, 0, runs) == expected_unique);
     const std::vector<std::uint64_t> lengths = reference_run_lengths(in);
     CHECK(d_lengths.download(stream, 0, runs) == std::vector<std::uint32_t>(lengths.begin(), lengths.end()));
+  }
+  SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+/// Lets a programmatic dependent of it launch at once, then, about 100 µs
+/// later, copies src to dst: a selection launched right after it that read
+/// its input before this kernel finished would see dst still poisoned. (A
+/// few blocks, so the dependent's blocks find room beside them.)
+template <class T>
+__global__ void late_copy_kernel(const T* src, T* dst, std::size_t n) {
+  scankit::detail::allow_dependent_launch();
+  for (int k = 0; k < 100; ++k) __nanosleep(1000);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += stride) dst[i] = src[i];
+}
+
+TEST_CASE("selection waits for the kernel before it in the stream, which lets its dependents start early",
+          "[gpu][select]") {
+  // Every selection launch is the programmatic dependent of the kernel
+  // before it; its input is written by that kernel after it lets dependents
+  // start. Sizes: small-call tiles; 2^20 + 5, where partition of 8-byte
+  // items counts in its own (cooperative) launch; 2^21 + 5, where it counts
+  // in a pre-pass (not a dependent: it starts once that kernel has ended)
+  // and the selection kernel, the pre-pass's dependent, reads its input
+  // before the count is in.
+  cuda_stream stream;
+  scankit::context ctx(stream);
+  for (std::size_t n : {3 * small_call_tile<std::uint64_t> + 5, (std::size_t(1) << 20) + 5,
+                        (std::size_t(1) << 21) + 5}) {
+    const std::uint64_t seed = case_seed("select/late_input/" + std::to_string(n));
+    CAPTURE(n, seed);
+    rng r(seed);
+    const std::vector<std::uint64_t> in = make_runs<std::uint64_t>(n, 3.0, r);
+    const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 50, r);
+    device_buffer<std::uint64_t> d_src(n), d_in(n), d_out(n);
+    device_buffer<std::uint32_t> d_lengths(n);
+    device_buffer<std::uint8_t> d_flags(n);
+    d_src.upload(in, stream);
+    d_flags.upload(flags, stream);
+    auto write_input_late = [&] {
+      d_in.poison(stream);
+      d_out.poison(stream);
+      late_copy_kernel<<<8, 256, 0, stream>>>(d_src.data(), d_in.data(), n);
+      REQUIRE(cudaGetLastError() == cudaSuccess);
+    };
+    const std::vector<std::uint64_t> uniques = reference_compact(in, reference_heads(in));
+
+    write_input_late();
+    std::size_t count = scankit::compact(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
+    check_selected(d_out.download(stream), count, reference_compact(in, flags), "compact");
+
+    write_input_late();
+    const auto pred = scankit::less(in[n / 2]);
+    count = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, pred);
+    check_selected(d_out.download(stream), count, reference_compact(in, host_flags<std::uint64_t>(pred, in)),
+                   "compact_if");
+
+    write_input_late();
+    count = scankit::partition(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
+    CHECK(count == reference_compact(in, flags).size());
+    CHECK(d_out.download(stream) == reference_partition(in, flags));
+
+    write_input_late();
+    count = scankit::unique(ctx, d_in.data(), d_out.data(), n);
+    check_selected(d_out.download(stream), count, uniques, "unique");
+
+    write_input_late();
+    count = scankit::run_length_encode(ctx, d_in.data(), d_out.data(), d_lengths.data(), n);
+    check_selected(d_out.download(stream), count, uniques, "run_length_encode");
+    const std::vector<std::uint64_t> lengths = reference_run_lengths(in);
+    CHECK(d_lengths.download(stream, 0, count) == std::vector<std::uint32_t>(lengths.begin(), lengths.end()));
   }
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }

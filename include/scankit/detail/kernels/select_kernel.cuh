@@ -157,9 +157,10 @@ constexpr int select_blocks_per_sm = 2;
 /// three runs, 10 / 50 / 90 %): 448 × 3 −12 to +0.3 % at 2^20–2^22 (partition
 /// −5.7 to 0 %), up to +12 % from 2^23; 512 × 4 −4.7 to +1.5 % at
 /// 2^20–2^22, +0.4 to +2.6 % at 2^23–2^24. One round fewer for 4-byte items
-/// without flags (+2.5 to +16 % at 2^20–2^22) or for 8-byte items with byte
-/// flags (−6.6 to +11 %), and half the rounds for every selector (up to
-/// +43 %), lost.
+/// without flags (+2.5 to +16 % at 2^20–2^22), for 8-byte items without
+/// flags (512 × 3: compact_if, unique and run-length encoding +1.8 to +16 %
+/// at 2^20–2^22) or for 8-byte items with byte flags (−6.6 to +11 %), and
+/// half the rounds for every selector (up to +43 %), lost.
 ///
 /// BlocksPerSm = 1: one block per SM with tiles of twice the bytes (72 KB):
 /// each look-back then covers twice the items. Every selector takes the
@@ -501,6 +502,15 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       if (!single_tile) status.publish(tile, tile == 0 ? tile_state::inclusive : tile_state::aggregate, total, launch_tag);
     }
   };
+
+  // Every launch is the programmatic dependent of the kernel before it in
+  // the stream, so its blocks start while that one finishes: wait for it
+  // before touching global memory — except partition's first launch after
+  // its counting pre-pass, which reads the input beside the count and waits
+  // only before its first scatter. A dependent of this launch may start at
+  // once (it waits for this one to finish).
+  if (Mode != select_mode::partition || L.chunk != 0 || L.count_in_launch) wait_for_earlier_grid();
+  allow_dependent_launch();
 
   if constexpr (resolver) {
     // Prologue: the resolver's lane 0 sets up the barriers and the carry and

@@ -168,13 +168,14 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
             continue;
           L.count_in_launch = false;  // the grid cannot be resident at once: count first
         }
+        // Not a dependent of the kernel before: launched as one, partition back
+        // to back measured 5-40 % slower at 2^22-2^24 (docs/select.md).
         count_selected_kernel<<<count_blocks, count_threads, 0, ctx.stream()>>>(a.d_in, select, n, d_block_counts);
         throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
       L.count_blocks = count_blocks;
     }
-    launch_maybe_dependent(kernel, Mode == select_mode::partition && chunk == 0, blocks, block_threads, smem_bytes,
-                           ctx.stream(), "selection kernel launch", L);
+    launch_maybe_dependent(kernel, true, blocks, block_threads, smem_bytes, ctx.stream(), "selection kernel launch", L);
   }
   if (d_count != nullptr) return 0;
   std::uint64_t count = 0;
