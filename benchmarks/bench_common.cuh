@@ -643,6 +643,33 @@ class event_timer {
     return ms;
   }
 
+  /// Back to back: `batches` batches of call(0) .. call(calls - 1) (after
+  /// `warmup` untimed calls), each batch between one pair of events and no
+  /// event between its calls, as in a pipeline, where a launch may overlap
+  /// the end of the call before it. Returns each batch's milliseconds per
+  /// call. `batches` is at most the timer's count.
+  template <class Call>
+  std::vector<double> run_back_to_back(int warmup, Call&& call, double timeout_s, const std::string& what, int calls,
+                                       int batches) {
+    if (batches <= 0 || batches > int(start_.size())) batches = int(start_.size());
+    for (int w = 0; w < warmup; ++w) call(w);
+    sync_stream(stream_, what + " (warm-up)", timeout_s);
+    for (int r = 0; r < batches; ++r) {
+      BENCH_CUDA(cudaEventRecord(start_[r], stream_));
+      for (int k = 0; k < calls; ++k) call(k);
+      BENCH_CUDA(cudaEventRecord(stop_[r], stream_));
+    }
+    BENCH_CUDA(cudaGetLastError());
+    wait_event(stop_[batches - 1], what + " (timed batches)", timeout_s);
+    std::vector<double> ms(batches);
+    for (int r = 0; r < batches; ++r) {
+      float t = 0;
+      BENCH_CUDA(cudaEventElapsedTime(&t, start_[r], stop_[r]));
+      ms[r] = t / calls;
+    }
+    return ms;
+  }
+
   cudaStream_t stream() const { return stream_; }
 
  private:

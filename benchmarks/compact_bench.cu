@@ -107,6 +107,16 @@
 // measured): ~2-4 s, most of it the 14 textbook policies at 2^28 (~2-7 ms a
 // call, 29 calls each).
 //
+// Back to back (n <= 2^24, --back-to-back-max-log): each case is timed
+// again, scankit and CUB, as five batches of --reps calls queued with no
+// event between them (per-call time = a batch's time / its calls; median of
+// the five). There a kernel launched as the programmatic dependent of the one
+// before it can start while that one ends; an event between calls, as in the
+// main timing, stops that overlap. scankit's counts and outputs are checked
+// after its batches; a line per case follows the case's table row, and
+// --back-to-back-csv=path writes the rows (primitive compact_back_to_back,
+// baseline cub, the schema below; copy_ms the copy timed back to back too).
+//
 // Output: stdout table, then a 'summary compact_bench:' line, a 'summary
 // compact policies:' line (best and worst policy at each size, % of copy)
 // and a 'headline compact' line (uint32, 2^28, 50 %; scripts/gpu-check greps
@@ -152,7 +162,9 @@ const std::string usage =
     "                                           sampled chunks above\n"
     "  --policies / --no-policies               scan-policy sweep after the cases above (default: on):\n"
     "                                           uint32 flagged 50 % at n = 2^24, 2^28 (within --min-log,\n"
-    "                                           --max-log), every scan policy; chained at 2^24 only\n" +
+    "                                           --max-log), every scan policy; chained at 2^24 only\n"
+    "  --back-to-back-max-log=24                time back to back up to this size (-1: never)\n"
+    "  --back-to-back-csv=path                  write the back-to-back rows (compact_back_to_back)\n" +
     bench::run_options_usage(43) +
     "  --quick                                  n = 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n"
     "                                           (later options override)\n";
@@ -192,6 +204,8 @@ struct options : bench::run_options {
   std::vector<op> ops = std::vector<op>(std::begin(all_ops), std::end(all_ops));
   std::vector<int> rates{10, 50, 90};
   int min_log = 20, max_log = 30, step_log = 2, big_reps = 20, full_check_log = 24;
+  int back_to_back_max_log = 24;  // back-to-back timing up to this size
+  std::string back_to_back_csv;
   bool policies = true;  // the scan-policy sweep
 };
 
@@ -226,6 +240,10 @@ options parse_options(int argc, char** argv) {
       o.big_reps = int(bench::parse_int(v, "big-reps", 0, 100000));
     } else if (bench::option_value(arg, "full-check-log", v)) {
       o.full_check_log = int(bench::parse_int(v, "full-check-log", 0, 30));
+    } else if (bench::option_value(arg, "back-to-back-max-log", v)) {
+      o.back_to_back_max_log = int(bench::parse_int(v, "back-to-back-max-log", -1, 30));
+    } else if (bench::option_value(arg, "back-to-back-csv", v)) {
+      o.back_to_back_csv = v;
     } else if (!bench::parse_run_option(arg, o)) {
       bench::die(2, "unknown option '" + arg + "'\n" + usage);
     }
@@ -593,6 +611,7 @@ struct size_case {
   const bench::device_info& dev;
   scankit::context& ctx;
   bench::csv_writer& csv;
+  bench::csv_writer& back_to_back_csv;
   const char* type_name;
   int lg;
   int reps;
@@ -600,6 +619,7 @@ struct size_case {
   cub_temp& temp;
   bench::event_timer& timer;
   double copy_ms;
+  double copy_back_to_back_ms;  // the copy timed back to back (0 above --back-to-back-max-log)
   std::vector<case_result>& results;
 };
 
@@ -723,34 +743,39 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
   }
   // ref (and ref_lengths) now hold the verified result of every set's input.
 
+  auto poison_outputs = [&] {
+    for (int p = 0; p < b.pairs; ++p) {
+      bench::poison(b.d_out(p), out_items * sizeof(T), stream);
+      if (o == op::rle) bench::poison(b.d_lengths(p), k_host * sizeof(std::uint32_t), stream);
+    }
+    BENCH_CUDA(cudaMemsetAsync(b.counts.get(), 0xFF, b.counts.bytes(), stream));
+  };
+  // After scankit's calls 0 .. calls - 1 (call k on set k % pairs, count slot k).
+  auto check_timed_calls = [&](int calls, const char* run) {
+    std::vector<std::size_t> counts(std::size_t(calls), 0);
+    BENCH_CUDA(cudaMemcpy(counts.data(), b.d_count(0), counts.size() * sizeof(std::size_t), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < calls; ++k)
+      if (counts[std::size_t(k)] != k_host) {
+        std::ostringstream s;
+        s << "wrong result: " << what << ": scankit call " << k << " of its " << run << " wrote the count "
+          << counts[std::size_t(k)] << ", the verified count is " << k_host;
+        bench::die(1, s.str());
+      }
+    for (int p = 0; p < std::min(b.pairs, calls); ++p) {
+      const std::string after = what + " set " + std::to_string(p) + " (after its " + run + ")";
+      check_equal_n<T>(b.d_out(p), "scankit", ref, "verified result", out_items, sms, timeout_s, after);
+      if (o == op::rle)
+        check_equal_n<std::uint32_t>(b.d_lengths(p), "scankit lengths", ref_lengths, "verified lengths", k_host, sms,
+                                     timeout_s, after);
+    }
+  };
   // ---- timing ---- (outputs poisoned and count slots cleared first, so the
   // checks after the timed calls catch anything a repeated call left unwritten)
-  for (int p = 0; p < b.pairs; ++p) {
-    bench::poison(b.d_out(p), out_items * sizeof(T), stream);
-    if (o == op::rle) bench::poison(b.d_lengths(p), k_host * sizeof(std::uint32_t), stream);
-  }
-  BENCH_CUDA(cudaMemsetAsync(b.counts.get(), 0xFF, b.counts.bytes(), stream));
+  poison_outputs();
   bench::warm_gpu(10, sms, stream, timeout_s);  // clocks up after the host check
   const std::vector<double> scankit_ms = c.timer.run(
       c.o.warmup, [&](int k) { scankit_call(k, b.d_count(k)); }, timeout_s, what + " scankit", c.reps);
-  const int calls = c.o.warmup + int(scankit_ms.size());
-  std::vector<std::size_t> counts(std::size_t(calls), 0);
-  BENCH_CUDA(cudaMemcpy(counts.data(), b.d_count(0), counts.size() * sizeof(std::size_t), cudaMemcpyDeviceToHost));
-  for (int k = 0; k < calls; ++k)
-    if (counts[std::size_t(k)] != k_host) {
-      std::ostringstream s;
-      s << "wrong result: " << what << ": scankit call " << k << " of its timed run wrote the count "
-        << counts[std::size_t(k)] << ", the verified count is " << k_host;
-      bench::die(1, s.str());
-    }
-  for (int p = 0; p < std::min(b.pairs, calls); ++p) {
-    const std::string after = what + " set " + std::to_string(p);
-    check_equal_n<T>(b.d_out(p), "scankit (after its timed calls)", ref, "verified result", out_items, sms, timeout_s,
-                     after);
-    if (o == op::rle)
-      check_equal_n<std::uint32_t>(b.d_lengths(p), "scankit lengths (after its timed calls)", ref_lengths,
-                                   "verified lengths", k_host, sms, timeout_s, after);
-  }
+  check_timed_calls(c.o.warmup + int(scankit_ms.size()), "timed calls");
   const double cub_ms = bench::median(c.timer.run(
       c.o.warmup, [&](int k) { cub_call(k, b.d_out(k), b.d_lengths(k)); }, timeout_s, what + " CUB", c.reps));
   const double thrust_ms =
@@ -759,6 +784,26 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
                  : -1.0;
 
   const double bytes_ratio = bytes_moved(o, n, k_host, sizeof(T)) / (2.0 * double(n) * sizeof(T));
+
+  // ---- back to back (n <= 2^back_to_back_max_log): batches of calls with no
+  // event between them, where a launch may overlap the end of the one before
+  // (programmatic dependent launch); scankit's outputs checked after.
+  if (c.lg <= c.o.back_to_back_max_log) {
+    constexpr int batches = 5;
+    poison_outputs();
+    const double scankit_b2b_ms = bench::median(c.timer.run_back_to_back(
+        c.o.warmup, [&](int k) { scankit_call(k, b.d_count(k)); }, timeout_s, what + " scankit back to back", c.reps,
+        batches));
+    check_timed_calls(c.reps, "back-to-back batches");
+    const double cub_b2b_ms = bench::median(c.timer.run_back_to_back(
+        c.o.warmup, [&](int k) { cub_call(k, b.d_out(k), b.d_lengths(k)); }, timeout_s, what + " CUB back to back",
+        c.reps, batches));
+    c.back_to_back_csv.row("compact_back_to_back", std::string(op_name(o)) + "_" + std::to_string(rate), policy_name,
+                           c.type_name, n, scankit_b2b_ms, "cub", cub_b2b_ms, c.copy_back_to_back_ms, bytes_ratio);
+    std::printf("%-6s %-9s %3d%% 2^%-3d back to back: scankit %.2f us, CUB %.2f us, %.3fx\n", c.type_name, op_name(o),
+                rate, c.lg, scankit_b2b_ms * 1e3, cub_b2b_ms * 1e3, cub_b2b_ms / scankit_b2b_ms);
+  }
+
   const case_result r{c.type_name, o,         rate,      n,
                       k_host,      bytes_ratio, bench::median(scankit_ms), cub_ms,
                       thrust_ms,   c.copy_ms, bench::spread_pct(scankit_ms), int(scankit_ms.size())};
@@ -781,7 +826,7 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
 
 template <class T>
 void run_type(const char* type_name, const options& o, const bench::device_info& dev, scankit::context& ctx,
-              bench::csv_writer& csv, std::vector<case_result>& results) {
+              bench::csv_writer& csv, bench::csv_writer& back_to_back_csv, std::vector<case_result>& results) {
   const bool any_select = std::any_of(o.ops.begin(), o.ops.end(), [](op x) { return !is_run_op(x); });
   const bool any_runs = std::any_of(o.ops.begin(), o.ops.end(), [](op x) { return is_run_op(x); });
   for (int lg = o.min_log; lg <= o.max_log; lg += o.step_log) {
@@ -806,15 +851,19 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
     bench::sync_stream(stream, where + " input fill", o.timeout_s);
     bench::warm_gpu(20, dev.sms, stream, o.timeout_s);
     bench::event_timer timer(stream, reps);
-    const double copy_ms = bench::median(timer.run(
-        o.warmup,
-        [&](int k) {
-          BENCH_CUDA(cudaMemcpyAsync(buf.d_out(k), buf.d_in(k), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
-        },
-        o.timeout_s, where + " cudaMemcpy D2D", reps));
+    const auto copy_call = [&](int k) {
+      BENCH_CUDA(cudaMemcpyAsync(buf.d_out(k), buf.d_in(k), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    };
+    const double copy_ms = bench::median(timer.run(o.warmup, copy_call, o.timeout_s, where + " cudaMemcpy D2D", reps));
     std::printf("%-6s %-9s %4s 2^%-3d %7s %11s %11s %11s %11.2f   (%d set(s), %d timed calls)\n", type_name, "copy", "",
                 lg, "", "", "", "", copy_ms * 1e3, pairs, reps);
-    const size_case<T> c{o, dev, ctx, csv, type_name, lg, reps, buf, temp, timer, copy_ms, results};
+    const double copy_back_to_back_ms =
+        lg <= o.back_to_back_max_log
+            ? bench::median(timer.run_back_to_back(o.warmup, copy_call, o.timeout_s,
+                                                   where + " cudaMemcpy D2D back to back", reps, 5))
+            : 0.0;
+    const size_case<T> c{o,     dev,  ctx,  csv,     back_to_back_csv, type_name,           lg,
+                         reps,  buf,  temp, timer,   copy_ms,          copy_back_to_back_ms, results};
 
     for (int rate : o.rates) {
       if (!any_select) break;
@@ -1184,21 +1233,23 @@ int main(int argc, char** argv) {
                 o.big_reps, o.warmup, (unsigned long long)o.seed);
     std::printf("# %% of copy credits each operation with the bytes it must move (compact_bench.cu): flagged "
                 "n(T+1)+kT, if nT+kT, partition n(T+1)+nT, unique nT+kT, rle nT+k(T+4); the copy moves 2nT\n");
-    bench::csv_writer csv;
+    bench::csv_writer csv, back_to_back_csv;
     csv.open(o.csv, dev.name, date, commit);
+    back_to_back_csv.open(o.back_to_back_csv, dev.name, date, commit);
 
     scankit::context ctx{stream};
     std::vector<case_result> results;
     bench::warm_gpu(300, dev.sms, stream, o.timeout_s);
     print_table_header();
     for (const std::string& t : o.types) {
-      if (t == "uint32") run_type<std::uint32_t>("uint32", o, dev, ctx, csv, results);
-      if (t == "uint64") run_type<std::uint64_t>("uint64", o, dev, ctx, csv, results);
+      if (t == "uint32") run_type<std::uint32_t>("uint32", o, dev, ctx, csv, back_to_back_csv, results);
+      if (t == "uint64") run_type<std::uint64_t>("uint64", o, dev, ctx, csv, back_to_back_csv, results);
     }
     policy_sweep_log policy_log;
     run_policy_sweep(o, dev, ctx, csv, results, policy_log);
     bench::sync_stream(stream, "the end of the run", o.timeout_s);
     if (!csv.path().empty()) std::printf("# wrote %s\n", csv.path().c_str());
+    if (!back_to_back_csv.path().empty()) std::printf("# wrote %s\n", back_to_back_csv.path().c_str());
     int big = 0;
     for (const auto& r : results) big += r.n >= (std::size_t(1) << 30);
     std::string big_note;

@@ -29,7 +29,8 @@ the plot has one panel per variant and type, colour = block algorithm,
 line style and marker = grid strategy, a logarithmic % axis when the
 policies span more than 20x, and the legend outside the panels.
 
-Selection primitives (primitive "compact", compact_bench; variant
+Selection primitives (primitive "compact", compact_bench, or
+"compact_back_to_back", its --back-to-back-csv; variant
 "<operation>_<rate>", e.g. flagged_50, if_10, partition_90, unique_50,
 rle_50): % of copy is the CSV's pct_of_copy, which credits each operation
 with the bytes it must move (docs/benchmarks.md); a baseline's % of copy is
@@ -253,8 +254,13 @@ COMPACT_BYTES = ("bytes moved: flagged n·(T+1) + k·T, if n·T + k·T, partitio
 
 
 def is_compact(cases):
-    """True for a CSV of selection primitives (compact_bench)."""
-    return all(k[0] == "compact" for k in cases)
+    """True for a CSV of selection primitives (compact_bench), per call or back to back."""
+    return all(k[0] in ("compact", "compact_back_to_back") for k in cases)
+
+
+def is_back_to_back(cases):
+    """True for compact_bench's back-to-back CSV (--back-to-back-csv)."""
+    return all(k[0] == "compact_back_to_back" for k in cases)
 
 
 def compact_default(cases):
@@ -381,7 +387,10 @@ def write_compact_markdown(cases, meta, csv_path, md_path, title):
     lines.append(f"GPU: {', '.join(meta['gpu'])} · date: {', '.join(meta['date'])} · "
                  f"commit: {', '.join(meta['commit'])} · source: `{os.path.basename(csv_path)}`")
     lines.append("")
-    lines.append("Times are medians of single calls (CUDA events). % copy = the operation's effective bandwidth "
+    timing = ("Times are per call of calls queued back to back: the median over five batches of a batch's time ÷ "
+              "its calls (CUDA events around each batch, none between its calls; the copy timed the same way)."
+              if is_back_to_back(cases) else "Times are medians of single calls (CUDA events).")
+    lines.append(f"{timing} % copy = the operation's effective bandwidth "
                  "relative to cudaMemcpy D2D: copy time × (bytes the operation must move ÷ bytes the copy moved) ÷ "
                  f"the operation's time × 100 ({COMPACT_BYTES}); speedup = baseline time ÷ scankit time. Rate: % of "
                  "items selected (flagged, if, partition) or starting a run (unique, rle: mean run length 100 ÷ rate).")
@@ -1042,6 +1051,8 @@ def main():
         title = "scan numeric modes (float / double inclusive sum): scankit vs CUB / cudaMemcpy"
     elif is_ragged(cases):
         title = "ragged primitives: scankit vs CUB / Thrust / read-only stream / cudaMemcpy"
+    elif is_compact(cases) and is_back_to_back(cases):
+        title = "compact back to back (selection primitives, calls queued with no event between them): scankit vs CUB"
     elif is_compact(cases):
         title = "compact (selection primitives): scankit vs CUB / Thrust / cudaMemcpy"
     elif policy_sweep(cases):
