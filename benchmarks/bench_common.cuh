@@ -632,15 +632,7 @@ class event_timer {
       call(k++);
       BENCH_CUDA(cudaEventRecord(stop_[r], stream_));
     }
-    BENCH_CUDA(cudaGetLastError());
-    wait_event(stop_[reps - 1], what + " (timed calls)", timeout_s);
-    std::vector<double> ms(reps);
-    for (int r = 0; r < reps; ++r) {
-      float t = 0;
-      BENCH_CUDA(cudaEventElapsedTime(&t, start_[r], stop_[r]));
-      ms[r] = t;
-    }
-    return ms;
+    return elapsed_ms(reps, 1, what + " (timed calls)", timeout_s);
   }
 
   /// Back to back: `batches` batches of call(0) .. call(calls - 1) (after
@@ -659,10 +651,18 @@ class event_timer {
       for (int k = 0; k < calls; ++k) call(k);
       BENCH_CUDA(cudaEventRecord(stop_[r], stream_));
     }
+    return elapsed_ms(batches, calls, what + " (timed batches)", timeout_s);
+  }
+
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  /// After the last of `pairs` event pairs: each pair's milliseconds ÷ `calls`.
+  std::vector<double> elapsed_ms(int pairs, int calls, const std::string& what, double timeout_s) {
     BENCH_CUDA(cudaGetLastError());
-    wait_event(stop_[batches - 1], what + " (timed batches)", timeout_s);
-    std::vector<double> ms(batches);
-    for (int r = 0; r < batches; ++r) {
+    wait_event(stop_[pairs - 1], what, timeout_s);
+    std::vector<double> ms(pairs);
+    for (int r = 0; r < pairs; ++r) {
       float t = 0;
       BENCH_CUDA(cudaEventElapsedTime(&t, start_[r], stop_[r]));
       ms[r] = t / calls;
@@ -670,9 +670,6 @@ class event_timer {
     return ms;
   }
 
-  cudaStream_t stream() const { return stream_; }
-
- private:
   cudaStream_t stream_;
   std::vector<cudaEvent_t> start_, stop_;
 };
