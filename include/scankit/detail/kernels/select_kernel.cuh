@@ -513,21 +513,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   allow_dependent_launch();
 
   if constexpr (resolver) {
-    // The resolver schedule's first fills: every buffer at once where that
-    // hands out every tile; else (every block draws again later) the first
-    // buffer, and the others once its tile is in, so each block's first tile
-    // lands sooner and its look-back and write-out start while the rest
-    // streams in (docs/select.md, "Staggered first fills": at 2^22–2^23
-    // −2 to −6 %, at 2^26–2^28 −0.4 to −1.2 % for 4-byte items but +0.6 to
-    // +1.6 % for 8-byte items by flags; where blocks meet one or two tiles
-    // up to +8 %, hence the condition). The other schedule fills every buffer
-    // at once: staggered there, run-length encoding measured up to 18 %
-    // slower and partition up to 5 %.
-    const bool staggered_fills = L.num_tiles > std::uint32_t(stages) * gridDim.x;
-
     // Prologue: the resolver's lane 0 sets up the barriers and the carry and
-    // puts a tile in flight in every buffer (staggered: in the first); it
-    // draws every ticket.
+    // puts a tile in flight in every buffer; it draws every ticket.
     if (threadIdx.x == threads) {
       for (int b = 0; b < stages; ++b) {
         mbarrier_init(&loaded[b]);
@@ -537,7 +524,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       }
       carry = L.chunk == 0 ? select_carry{0, 0} : L.d_state->carry[L.chunk % 2];
       launch_tag = 0;
-      for (int b = 0; b < (staggered_fills ? 1 : stages); ++b) {
+      for (int b = 0; b < stages; ++b) {
         draw_early();
         fill(b);
       }
@@ -562,13 +549,6 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         const std::uint32_t tile = buffer_tile[b];
         if (tile >= L.num_tiles) break;
         if (lane == 0) {
-          if (j == 0 && staggered_fills) {  // the other buffers' first fills, once the first tile is in
-            mbarrier_wait(&loaded[0], 0);
-            for (int f = 1; f < stages; ++f) {
-              draw_early();
-              fill(f);
-            }
-          }
           if (j >= 1) {
             const int written_out = int((j - 1) % stages);
             mbarrier_wait(&drained[written_out], ((j - 1) / stages) % 2);
