@@ -257,6 +257,7 @@ options parse_options(int argc, char** argv) {
 }
 
 const cudaStream_t stream = 0;  // the legacy default stream (as scan_bench)
+constexpr int back_to_back_batches = 5;  // batches of --reps calls per back-to-back timing (median taken)
 
 // ----------------------------------------------------------------- inputs --
 
@@ -789,15 +790,14 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
   // event between them, where a launch may overlap the end of the one before
   // (programmatic dependent launch); scankit's outputs checked after.
   if (c.lg <= c.o.back_to_back_max_log) {
-    constexpr int batches = 5;
     poison_outputs();
     const double scankit_b2b_ms = bench::median(c.timer.run_back_to_back(
         c.o.warmup, [&](int k) { scankit_call(k, b.d_count(k)); }, timeout_s, what + " scankit back to back", c.reps,
-        batches));
+        back_to_back_batches));
     check_timed_calls(c.reps, "back-to-back batches");
     const double cub_b2b_ms = bench::median(c.timer.run_back_to_back(
         c.o.warmup, [&](int k) { cub_call(k, b.d_out(k), b.d_lengths(k)); }, timeout_s, what + " CUB back to back",
-        c.reps, batches));
+        c.reps, back_to_back_batches));
     c.back_to_back_csv.row("compact_back_to_back", std::string(op_name(o)) + "_" + std::to_string(rate), policy_name,
                            c.type_name, n, scankit_b2b_ms, "cub", cub_b2b_ms, c.copy_back_to_back_ms, bytes_ratio);
     std::printf("%-6s %-9s %3d%% 2^%-3d back to back: scankit %.2f us, CUB %.2f us, %.3fx\n", c.type_name, op_name(o),
@@ -860,7 +860,8 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
     const double copy_back_to_back_ms =
         lg <= o.back_to_back_max_log
             ? bench::median(timer.run_back_to_back(o.warmup, copy_call, o.timeout_s,
-                                                   where + " cudaMemcpy D2D back to back", reps, 5))
+                                                   where + " cudaMemcpy D2D back to back", reps,
+                                                   back_to_back_batches))
             : 0.0;
     const size_case<T> c{o,     dev,  ctx,  csv,     back_to_back_csv, type_name,           lg,
                          reps,  buf,  temp, timer,   copy_ms,          copy_back_to_back_ms, results};

@@ -169,7 +169,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
           L.count_in_launch = false;  // the grid cannot be resident at once: count first
         }
         // Not a dependent of the kernel before: launched as one, partition back
-        // to back measured 5-40 % slower at 2^22-2^24 (docs/select.md).
+        // to back measured 5-41 % slower at 2^22-2^24 (docs/select.md).
         count_selected_kernel<<<count_blocks, count_threads, 0, ctx.stream()>>>(a.d_in, select, n, d_block_counts);
         throw_on_cuda_error(cudaGetLastError(), "selection count kernel launch");
       }
