@@ -524,10 +524,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // block's first tile lands sooner and its look-back and write-out start
     // while the rest streams in (docs/select.md, "Staggered first fills":
     // −2 to −6 % at 2^22–2^23). Where blocks meet one or two tiles it lost
-    // up to 8 %; where they meet dozens it moved −1.1 to +2.0 %, either way
-    // from run to run. The other schedule fills every buffer at once:
-    // staggered there, run-length encoding measured up to 18 % slower and
-    // partition up to 5 %.
+    // up to 8 %; where they meet dozens it moved −1.1 to +2.0 %, as much as
+    // the same build moved there without staggering. The other schedule
+    // fills every buffer at once: staggered there, run-length encoding
+    // measured up to 18 % slower and partition up to 5 %.
     constexpr std::uint32_t staggered_max_tiles_per_block = 8;
     const bool staggered_fills = L.num_tiles > std::uint32_t(stages) * gridDim.x &&
                                  L.num_tiles <= staggered_max_tiles_per_block * gridDim.x;
