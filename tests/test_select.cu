@@ -525,6 +525,9 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
   for (std::size_t n : {below, below + 1 + compact_tile / 2, (below / compact_tile + 3) * compact_tile + 1})
     compact_flags_case<T, std::uint8_t>(ctx, stream, n, 50, false);
   for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) partition_flags_case<T>(ctx, stream, n, 50);
+  // Partition counting in its own launch at its largest size (8-byte items:
+  // blocks refill there too).
+  partition_flags_case<T>(ctx, stream, scankit::detail::partition_count_in_launch_items<T>, 50);
   constexpr std::size_t unique_tile = sizeof(T) == 8 ? wide_tile<T> : select_tile<T>;
   std::vector<std::size_t> unique_sizes = {below, below + 1 + unique_tile / 2};
   if constexpr (unique_tile != select_tile<T>)  // run-length encoding's own tiles

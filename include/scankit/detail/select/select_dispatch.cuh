@@ -86,7 +86,7 @@ void check_select_arguments(const select_arrays<Item, Value>& a, std::size_t n, 
 /// blocks leave an SM registers for a pre-pass block beside them, two
 /// uint64 ones take all 65 536).
 template <class Item>
-inline constexpr std::size_t partition_count_in_launch_items = std::size_t(1) << (sizeof(Item) >= 8 ? 21 : 20);
+inline constexpr std::size_t partition_count_in_launch_items = std::size_t(1) << (sizeof(Item) >= 8 ? 22 : 20);
 
 /// The single-pass selection (default policy). Returns the count when
 /// d_count is null (synchronizing), else 0 (the count goes to *d_count).
