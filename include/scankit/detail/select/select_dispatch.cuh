@@ -81,10 +81,12 @@ void check_select_arguments(const select_arrays<Item, Value>& a, std::size_t n, 
 /// (cooperative; select_counting_in_launch) instead of in a pre-pass before
 /// it. Measured against the pre-pass (H200, compact_bench, medians of three
 /// interleaved runs, byte flags at 10 / 50 / 90 %): uint64 −11 to −13 % at
-/// 2^20, −10 % at 2^21, −1.5 % at 2^22; uint32 −1 to −4 % at 2^20, but +4 to
-/// +5 % at 2^21 and +3 to +4 % at 2^22 (likely why: two uint32 selection
-/// blocks leave an SM registers for a pre-pass block beside them, two
-/// uint64 ones take all 65 536).
+/// 2^20, −10 % at 2^21, −1.5 % at 2^22 (again, with the staggered fills of
+/// 27fb7e6: −1.7 to −3.1 % per call, −2.3 to −2.7 % back to back; from 2^23
+/// the pre-pass); uint32 −1 to −4 % at 2^20, but +4 to +5 % at 2^21 and +3
+/// to +4 % at 2^22 (likely why: two uint32 selection blocks leave an SM
+/// registers for a pre-pass block beside them, two uint64 ones take all
+/// 65 536).
 template <class Item>
 inline constexpr std::size_t partition_count_in_launch_items = std::size_t(1) << (sizeof(Item) >= 8 ? 22 : 20);
 
