@@ -699,15 +699,15 @@ TEST_CASE("selection waits for the kernel before it in the stream, which lets it
           "[gpu][select]") {
   // Every selection launch is the programmatic dependent of the kernel
   // before it; its input is written by that kernel after it lets dependents
-  // start. Sizes: small-call tiles; 2^20 + 5, where partition of 8-byte
-  // items counts in its own (cooperative) launch; 2^21 + 5, where it counts
-  // in a pre-pass (not a dependent: it starts once that kernel has ended)
-  // and the selection kernel, the pre-pass's dependent, reads its input
-  // before the count is in.
+  // start. Sizes: small-call tiles; just below partition's in-launch limit,
+  // where partition of 8-byte items counts in its own (cooperative) launch;
+  // just above it, where it counts in a pre-pass (not a dependent: it starts
+  // once that kernel has ended) and the selection kernel, the pre-pass's
+  // dependent, reads its input before the count is in.
   cuda_stream stream;
   scankit::context ctx(stream);
-  for (std::size_t n : {3 * small_call_tile<std::uint64_t> + 5, (std::size_t(1) << 20) + 5,
-                        (std::size_t(1) << 21) + 5}) {
+  constexpr std::size_t limit = scankit::detail::partition_count_in_launch_items<std::uint64_t>;
+  for (std::size_t n : {3 * small_call_tile<std::uint64_t> + 5, limit - 3, limit + 5}) {
     const std::uint64_t seed = case_seed("select/late_input/" + std::to_string(n));
     CAPTURE(n, seed);
     rng r(seed);
