@@ -354,6 +354,18 @@ __global__ void spin_kernel(unsigned long long ns) {
   } while (t - t0 < ns && (unsigned long long)(clock64() - c0) < 2 * ns);
 }
 
+/// Holds the stream until the host sets *release (mapped host memory) or
+/// about `timeout_ns` pass; then sets *timed_out if it was the timeout.
+__global__ void hold_kernel(const volatile int* release, int* timed_out, unsigned long long timeout_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    if (*release) return;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < timeout_ns);
+  *timed_out = 1;
+}
+
 /// Keeps the SMs busy for about `ms` so their clocks are up before timing
 /// (an idle H200 was seen at 345 MHz; small cases would otherwise be timed
 /// while the clocks ramp). Not part of any timed region.
@@ -601,6 +613,11 @@ inline double median(std::vector<double> v) {
 /// when the GPU is the bottleneck, and includes the launch latency the host
 /// adds when it is not (small n). Thrust synchronizes inside its own call,
 /// which is then part of its time, as for any user.
+///
+/// Held (`held` in run): the timed calls are queued behind hold_kernel and
+/// released together, so each window is the call's GPU time alone (no host
+/// launch time in it, whatever the host's pace); only for contenders that
+/// never synchronize inside a call.
 class event_timer {
  public:
   event_timer(cudaStream_t stream, int reps) : stream_(stream), start_(reps), stop_(reps) {
@@ -608,29 +625,45 @@ class event_timer {
       BENCH_CUDA(cudaEventCreate(&start_[r]));
       BENCH_CUDA(cudaEventCreate(&stop_[r]));
     }
+    BENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&hold_), 2 * sizeof(int), cudaHostAllocMapped));
   }
   ~event_timer() {
     for (std::size_t r = 0; r < start_.size(); ++r) {
       cudaEventDestroy(start_[r]);
       cudaEventDestroy(stop_[r]);
     }
+    cudaFreeHost(hold_);
   }
   event_timer(const event_timer&) = delete;
   event_timer& operator=(const event_timer&) = delete;
 
   /// Runs call(k) for k = 0 .. warmup + reps - 1 (k picks the buffer pair),
   /// times the last `reps`, and returns their per-call milliseconds. `reps`
-  /// is the timer's own count unless a smaller positive one is given.
+  /// is the timer's own count unless a smaller positive one is given;
+  /// `held`: the timed calls are queued behind hold_kernel first.
   template <class Call>
-  std::vector<double> run(int warmup, Call&& call, double timeout_s, const std::string& what, int reps = 0) {
+  std::vector<double> run(int warmup, Call&& call, double timeout_s, const std::string& what, int reps = 0,
+                          bool held = false) {
     if (reps <= 0 || reps > int(start_.size())) reps = int(start_.size());
     int k = 0;
     for (int w = 0; w < warmup; ++w) call(k++);
     sync_stream(stream_, what + " (warm-up)", timeout_s);
+    if (held) {
+      hold_[0] = hold_[1] = 0;
+      int *d_hold = nullptr;
+      BENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_hold), hold_, 0));
+      hold_kernel<<<1, 1, 0, stream_>>>(d_hold, d_hold + 1, (unsigned long long)(timeout_s * 1e9));
+      BENCH_CHECK_LAUNCH("hold_kernel");
+    }
     for (int r = 0; r < reps; ++r) {
       BENCH_CUDA(cudaEventRecord(start_[r], stream_));
       call(k++);
       BENCH_CUDA(cudaEventRecord(stop_[r], stream_));
+    }
+    if (held) {
+      reinterpret_cast<volatile int*>(hold_)[0] = 1;
+      sync_stream(stream_, what + " (held calls)", 2 * timeout_s);
+      if (hold_[1]) die(1, what + ": the held calls did not queue (a call waited for the stream)");
     }
     return elapsed_ms(reps, 1, what + " (timed calls)", timeout_s);
   }
@@ -672,6 +705,7 @@ class event_timer {
 
   cudaStream_t stream_;
   std::vector<cudaEvent_t> start_, stop_;
+  int* hold_ = nullptr;  // mapped host memory: [0] releases hold_kernel, [1] it timed out
 };
 
 /// (p75 - p25) / median in percent: the run-to-run spread of a timing.

@@ -58,7 +58,12 @@
 // these cases are most of the run; the header and summary lines say so), a
 // spin kernel to get the clocks up before the copy and before each case, and
 // enough input/flag/output sets rotated that consecutive calls read inputs
-// that are not in the L2.
+// that are not in the L2. Held timing: scankit's, CUB's and the copy's timed
+// calls are queued behind a kernel that holds the stream until the host has
+// queued them all, so each window is the call's GPU time, not the host's
+// launch pace (which moved CUB's medians at 2^20 by up to 29 % between runs,
+// docs/select.md). --unheld times the calls as they are issued; Thrust, which
+// synchronizes inside its call, is always timed so.
 //
 // Correctness, for every case before it is timed: outputs poisoned; scankit
 // and CUB run on the same input; scankit's count must equal CUB's and the
@@ -164,7 +169,9 @@ const std::string usage =
     "                                           uint32 flagged 50 % at n = 2^24, 2^28 (within --min-log,\n"
     "                                           --max-log), every scan policy; chained at 2^24 only\n"
     "  --back-to-back-max-log=24                time back to back up to this size (-1: never)\n"
-    "  --back-to-back-csv=path                  write the back-to-back rows (compact_back_to_back)\n" +
+    "  --back-to-back-csv=path                  write the back-to-back rows (compact_back_to_back)\n"
+    "  --unheld                                 per-call timing as the calls are issued (default: queued\n"
+    "                                           behind a hold and released together, GPU time only)\n" +
     bench::run_options_usage(43) +
     "  --quick                                  n = 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n"
     "                                           (later options override)\n";
@@ -207,6 +214,7 @@ struct options : bench::run_options {
   int back_to_back_max_log = 24;  // back-to-back timing up to this size
   std::string back_to_back_csv;
   bool policies = true;  // the scan-policy sweep
+  bool held = true;      // per-call timing of scankit, CUB and the copy queued behind a hold (event_timer::run)
 };
 
 options parse_options(int argc, char** argv) {
@@ -219,6 +227,8 @@ options parse_options(int argc, char** argv) {
     bench::handle_help(arg, usage);
     if (arg == "--policies" || arg == "--no-policies") {
       o.policies = arg == "--policies";
+    } else if (arg == "--unheld") {
+      o.held = false;
     } else if (bench::option_value(arg, "types", v)) {
       o.types = bench::parse_choices(v, "types", {"uint32", "uint64"}, usage);
     } else if (bench::option_value(arg, "ops", v)) {
@@ -775,10 +785,11 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
   poison_outputs();
   bench::warm_gpu(10, sms, stream, timeout_s);  // clocks up after the host check
   const std::vector<double> scankit_ms = c.timer.run(
-      c.o.warmup, [&](int k) { scankit_call(k, b.d_count(k)); }, timeout_s, what + " scankit", c.reps);
+      c.o.warmup, [&](int k) { scankit_call(k, b.d_count(k)); }, timeout_s, what + " scankit", c.reps, c.o.held);
   check_timed_calls(c.o.warmup + int(scankit_ms.size()), "timed calls");
   const double cub_ms = bench::median(c.timer.run(
-      c.o.warmup, [&](int k) { cub_call(k, b.d_out(k), b.d_lengths(k)); }, timeout_s, what + " CUB", c.reps));
+      c.o.warmup, [&](int k) { cub_call(k, b.d_out(k), b.d_lengths(k)); }, timeout_s, what + " CUB", c.reps,
+      c.o.held));
   const double thrust_ms =
       has_thrust ? bench::median(c.timer.run(
                        c.o.warmup, [&](int k) { thrust_call(k, b.d_out(k)); }, timeout_s, what + " Thrust", c.reps))
@@ -854,7 +865,8 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
     const auto copy_call = [&](int k) {
       BENCH_CUDA(cudaMemcpyAsync(buf.d_out(k), buf.d_in(k), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     };
-    const double copy_ms = bench::median(timer.run(o.warmup, copy_call, o.timeout_s, where + " cudaMemcpy D2D", reps));
+    const double copy_ms =
+        bench::median(timer.run(o.warmup, copy_call, o.timeout_s, where + " cudaMemcpy D2D", reps, o.held));
     std::printf("%-6s %-9s %4s 2^%-3d %7s %11s %11s %11s %11.2f   (%d set(s), %d timed calls)\n", type_name, "copy", "",
                 lg, "", "", "", "", copy_ms * 1e3, pairs, reps);
     const double copy_back_to_back_ms =
@@ -1228,10 +1240,10 @@ int main(int argc, char** argv) {
   try {
     const bench::device_info dev = bench::query_device();
     const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# compact_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median; %d at n >= 2^30), warm-up %d, "
-                "seed %llu\n",
+    std::printf("# compact_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median; %d at n >= 2^30)%s, "
+                "warm-up %d, seed %llu\n",
                 commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
-                o.big_reps, o.warmup, (unsigned long long)o.seed);
+                o.big_reps, o.held ? ", held" : ", unheld", o.warmup, (unsigned long long)o.seed);
     std::printf("# %% of copy credits each operation with the bytes it must move (compact_bench.cu): flagged "
                 "n(T+1)+kT, if nT+kT, partition n(T+1)+nT, unique nT+kT, rle nT+k(T+4); the copy moves 2nT\n");
     bench::csv_writer csv, back_to_back_csv;
