@@ -435,6 +435,18 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     return tile_begin + round_offset(p / vec) + unsigned(p % vec) + 1;
   };
 
+  // Selectors that compare neighbours get the item before each vector from
+  // the lane before (a shuffle; lane 0 reads it from shared memory) instead
+  // of every lane reading it at[-1], a 4-way bank conflict for 4-byte items
+  // — where the kernel has the registers for it: one block per SM, and
+  // run-length encoding of 4-byte items. H200, compact_bench, three
+  // interleaved runs: uint32 unique −1.5 to −2.4 % at 2^28 (10 / 50 %) and
+  // uint32 run-length encoding −0.8 to −1.4 % from 2^24; the uint32 unique
+  // kernel of two blocks per SM spilled with it (+5 to +16 % at 2^23–2^24)
+  // and uint64 run-length encoding measured +0.4 to +2.9 % (docs/select.md).
+  constexpr bool shuffle_item_before =
+      reads_item_before<Selector> && (Tuning::blocks_per_sm == 1 || (runs && sizeof(Item) == 4));
+
   // Phases 0-1 for buffer b (after waiting for its barrier): the tile in
   // shared memory, one bit per item, the warp totals. Without a bulk copy
   // each thread loads its own slots (and, for selectors that compare
@@ -474,6 +486,11 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
               reinterpret_cast<const typename Selector::flag_type*>(side_of(b)) + i);
         else
           bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
+      } else if constexpr (shuffle_item_before) {
+        // The item before this vector ends the lane before's; lane 0 reads it.
+        Item before = shfl_up(v[vec - 1], 1);
+        if (lane == 0 && tile_global + i > 0) before = staged[i - 1];
+        bit = L.select.template bits_after<vec>(before, v, tile_global + i);
       } else {
         bit = L.select.template bits<vec>(v, staged + i, tile_global + i, valid);
       }

@@ -87,6 +87,15 @@ struct run_head_selector {
     for (int j = 1; j < Vec; ++j) b |= unsigned(!eq(v[j - 1], v[j])) << j;
     return b;
   }
+
+  /// bits() with the item before v[0] given (read only when g > 0).
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned bits_after(const Item& before, const Item (&v)[Vec], std::size_t g) const {
+    unsigned b = g == 0 || !eq(before, v[0]) ? 1u : 0u;
+#pragma unroll
+    for (int j = 1; j < Vec; ++j) b |= unsigned(!eq(v[j - 1], v[j])) << j;
+    return b;
+  }
 };
 
 /// Whether a selector reads the item before a vector (at[-1]): only then
