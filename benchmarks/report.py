@@ -389,7 +389,10 @@ def write_compact_markdown(cases, meta, csv_path, md_path, title):
     lines.append("")
     timing = ("Times are per call of calls queued back to back: the median over five batches of a batch's time ÷ "
               "its calls (CUDA events around each batch, none between its calls; the copy timed the same way)."
-              if is_back_to_back(cases) else "Times are medians of single calls (CUDA events).")
+              if is_back_to_back(cases) else
+              "Times are medians of single calls (CUDA events around each; scankit's, CUB's and the copy's calls "
+              "queued behind a hold kernel and released together, so each is GPU time alone, unless compact_bench "
+              "ran with --unheld; Thrust's as issued, since it synchronizes inside its call).")
     lines.append(f"{timing} % copy = the operation's effective bandwidth "
                  "relative to cudaMemcpy D2D: copy time × (bytes the operation must move ÷ bytes the copy moved) ÷ "
                  f"the operation's time × 100 ({COMPACT_BYTES}); speedup = baseline time ÷ scankit time. Rate: % of "
