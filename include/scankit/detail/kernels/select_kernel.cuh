@@ -440,11 +440,11 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   // of every lane reading it at[-1], a 4-way bank conflict for 4-byte items
   // — where the kernel has the registers for it: one block per SM, and
   // run-length encoding of 4-byte items. H200, compact_bench, two A/Bs of
-  // interleaved runs: uint32 unique −1.2 to −2.4 % at 2^26–2^28 (10 / 50 %;
+  // interleaved runs: uint32 unique −0.5 to −2.4 % at 2^26–2^28 (10 / 50 %;
   // 90 % unchanged), uint64 unique there −0.4 to −1.9 %, uint32 run-length
-  // encoding −0.8 to −1.6 % from 2^24. The uint32 unique kernel of two
-  // blocks per SM spilled with it (+5 to +16 % at 2^23–2^24), and uint64
-  // run-length encoding measured +0.4 to +2.9 % (docs/select.md).
+  // encoding −0.4 to −1.6 % from 2^24. The uint32 unique kernel of two
+  // blocks per SM spilled with it (up to +16.5 % at 2^21–2^24), and uint64
+  // run-length encoding measured +0.1 to +2.9 % (docs/select.md).
   constexpr bool shuffle_item_before =
       reads_item_before<Selector> && (Tuning::blocks_per_sm == 1 || (runs && sizeof(Item) == 4));
 
