@@ -7,7 +7,9 @@
 // is the item before it, readable when g > 0 and reads_item_before is true
 // for the selector: the kernel stages it only then), valid: how many of the
 // Vec items exist (bits past `valid` are ignored by the caller). Bit j
-// answers for item g + j.
+// answers for item g + j. A selector that reads the item before also has
+//   template <int Vec> unsigned bits_after(const Item& before, const Item (&v)[Vec], std::size_t g)
+// with that item given (the kernel may take it from the lane before).
 #pragma once
 
 #include <scankit/select_predicate.hpp>
