@@ -84,16 +84,20 @@ struct run_head_selector {
 
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item* at, std::size_t g, unsigned) const {
-    unsigned b = g == 0 || !eq(at[-1], v[0]) ? 1u : 0u;
-#pragma unroll
-    for (int j = 1; j < Vec; ++j) b |= unsigned(!eq(v[j - 1], v[j])) << j;
-    return b;
+    return heads_after_first(g == 0 || !eq(at[-1], v[0]) ? 1u : 0u, v);
   }
 
   /// bits() with the item before v[0] given (read only when g > 0).
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits_after(const Item& before, const Item (&v)[Vec], std::size_t g) const {
-    unsigned b = g == 0 || !eq(before, v[0]) ? 1u : 0u;
+    return heads_after_first(g == 0 || !eq(before, v[0]) ? 1u : 0u, v);
+  }
+
+ private:
+  /// `first` (bit 0), with bit j set for every v[j] (j >= 1) that differs from v[j - 1].
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned heads_after_first(unsigned first, const Item (&v)[Vec]) const {
+    unsigned b = first;
 #pragma unroll
     for (int j = 1; j < Vec; ++j) b |= unsigned(!eq(v[j - 1], v[j])) << j;
     return b;
