@@ -60,8 +60,8 @@ constexpr std::size_t small_call_flagged_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, true>>;
 
 /// The tiles of one block per SM, which compaction takes from
-/// select_wide_tiles_items up: select_small_call_items for 4-byte items by
-/// byte flags and 8-byte items without flags, 2^25 for 4-byte items without
+/// select_wide_tiles_items up: select_small_call_items for items by byte
+/// flags and 8-byte items without flags, 2^25 for 4-byte items without
 /// flags (select_wide_tiles).
 template <class T>
 constexpr std::size_t wide_tile =
@@ -511,9 +511,10 @@ TEMPLATE_TEST_CASE("unique and run_length_encode equal the host reference, thrus
 TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (every tile shape)",
                    "[gpu][select][racecheck]", std::uint32_t, std::uint64_t) {
   // Below select_small_call_items 4-byte items with byte flags and 8-byte
-  // items without flags take smaller tiles; above it their compaction takes
-  // the tiles of one block per SM, partition and run-length encoding the
-  // default ones. The sizes above end in a partial tile of the shape taken.
+  // items without flags take smaller tiles; above it compaction by byte flags
+  // and 8-byte compaction without flags take the tiles of one block per SM,
+  // partition and run-length encoding the default ones. The sizes above end
+  // in a partial tile of the shape taken.
   // [racecheck]: the sizes above give every block several tiles, so each
   // buffer is refilled after its tile is written out (the [sanitize] cases
   // run at most a tile per block).
@@ -521,7 +522,7 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
   cuda_stream stream;
   scankit::context ctx(stream);
   constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
-  constexpr std::size_t compact_tile = sizeof(T) == 4 ? wide_flagged_tile<T> : flagged_tile<T>;
+  constexpr std::size_t compact_tile = wide_flagged_tile<T>;
   for (std::size_t n : {below, below + 1 + compact_tile / 2, (below / compact_tile + 3) * compact_tile + 1})
     compact_flags_case<T, std::uint8_t>(ctx, stream, n, 50, false);
   for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) partition_flags_case<T>(ctx, stream, n, 50);

@@ -171,6 +171,17 @@ constexpr int select_blocks_per_sm = 2;
 /// −4.7 to −8.3 % at 2^28–2^30, −2.3 to −4.5 % at 2^24; 768 × 6 (18 432 /
 /// 9 216 items, the whole 72 KB) gained about half as much. Taken by the
 /// compaction kernels that measured faster with it (see select_wide_tiles).
+/// 8-byte items with byte flags take 512 threads × 8 rounds there (8 192 items,
+/// the whole 72 KB): against 992 × 4, the shape the rule above gives them
+/// (7 936 items; 1–10 % slower than their tiles of two blocks per SM), 768 × 5
+/// (within 1 % at 2^28), 800 × 5, 640 × 6, 896 × 4 (3–5 % faster than two blocks at
+/// 2^28) and 448 × 9 (as fast at 2^28, slower below), 512 × 8 measured 7–11 %
+/// faster than two blocks at 2^28 and 3–8 % at 2^23–2^24 (H200, three
+/// interleaved rounds, medians of 25 calls, 10 / 50 / 90 %). The same turn to
+/// fewer threads and more rounds did not carry over: 4-byte items with byte
+/// flags on 448 × 8 or 576 × 6, and items without flags on 576 × 8, 512 × 9 or 448 × 10
+/// (8-byte) and 640 × 7 or 512 × 8 (4-byte), measured from 1 % faster to 27 %
+/// slower.
 template <class Item, std::size_t SideBytes = 0, bool SmallCall = false, int BlocksPerSm = select_blocks_per_sm>
 struct default_select_tuning {
  private:
@@ -191,10 +202,13 @@ struct default_select_tuning {
   static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
   static constexpr int shaped_threads = deep ? deep_threads : filled ? filled_threads : wide_threads;
+  static constexpr bool narrow = SideBytes == 1 && sizeof(Item) == 8 && BlocksPerSm == 1;
+  static constexpr int narrow_threads = 512;
+  static constexpr int narrow_rounds = clamp_rounds(budget / (narrow_threads * round_bytes));
 
  public:
-  static constexpr int threads = shaped_threads < max_threads ? shaped_threads : max_threads;
-  static constexpr int rounds = deep && !SmallCall ? wide_rounds + 1 : wide_rounds;
+  static constexpr int threads = narrow ? narrow_threads : shaped_threads < max_threads ? shaped_threads : max_threads;
+  static constexpr int rounds = narrow ? narrow_rounds : deep && !SmallCall ? wide_rounds + 1 : wide_rounds;
   static constexpr int vec = 0;  // 16-byte vectors (vector_items<Item>)
   static constexpr bool count_in_launch = false;  // partition: see select_counting_in_launch
   static constexpr int blocks_per_sm = BlocksPerSm;
@@ -225,23 +239,22 @@ inline constexpr bool has_small_call_select_tuning =
 
 /// Whether calls of at least select_wide_tiles_items take the tiles of one
 /// block per SM (default_select_tuning<Item, SideBytes, false, 1>): the
-/// kernels with a resolver warp that measured faster with them — 4-byte
-/// items by byte flags or without flags (compact_if, unique), 8-byte items
-/// without flags. H200, three interleaved rounds (medians of 15 or 25
-/// calls) against the same kernels on two blocks per SM (10 / 50 / 90 %
-/// selected): uint32 by byte flags −4.9 to −6.3 % at 2^28, −0.6 to −2.9 %
-/// at 2^24; uint64 compact_if −3.7 to −4.2 % at 2^28, −2.2 to −5.4 % at
-/// 2^24; uint64 unique −1.9 to −4.1 % at 2^28, −0.6 to −4.3 % at 2^24 (on
-/// 992 × 4; 896 × 5 gained more, above); uint32 compact_if and unique on
-/// 896 × 5: −3.0 to −7.8 % at 2^27–2^30, −0.6 to −4.3 % at 2^25–2^26, but
-/// +0.4 to +4.9 % at 2^23–2^24 (on 992 × 4 they had measured −1.8 to
-/// +3.1 %). Not taken: uint64 by byte flags (+0.3 to +5.7 %), and partition
-/// and run-length encoding, which keep warp 0's look-back (+2 to +23 %);
-/// below 2^23 most kernels lost, up to 37 %.
+/// kernels with a resolver warp that measured faster with them — 4-byte and
+/// 8-byte items by byte flags or without flags (compact_if, unique). H200,
+/// three interleaved rounds (medians of 15 or 25 calls) against the same
+/// kernels on two blocks per SM (10 / 50 / 90 % selected): uint32 by byte flags
+/// −4.9 to −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64 compact_if −3.7 to
+/// −4.2 % at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique −1.9 to −4.1 % at 2^28,
+/// −0.6 to −4.3 % at 2^24 (on 992 × 4; 896 × 5 gained more, above); uint32
+/// compact_if and unique on 896 × 5: −3.0 to −7.8 % at 2^27–2^30, −0.6 to −4.3 %
+/// at 2^25–2^26, but +0.4 to +4.9 % at 2^23–2^24 (on 992 × 4 they had measured
+/// −1.8 to +3.1 %); uint64 by byte flags on 512 × 8 (above): −7 to −11 % at 2^28,
+/// −3 to −8 % at 2^23–2^24 (on 992 × 4: +0.3 to +10 %). Not taken: partition and
+/// run-length encoding, which keep warp 0's look-back (+2 to +23 %); below
+/// 2^23 most kernels lost, up to 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
 inline constexpr bool select_wide_tiles =
-    select_resolver_warp<Mode, Value> &&
-    ((sizeof(Item) == 4 && SideBytes <= 1) || (sizeof(Item) == 8 && SideBytes == 0));
+    select_resolver_warp<Mode, Value> && (sizeof(Item) == 4 || sizeof(Item) == 8) && SideBytes <= 1;
 
 /// The call size from which select_wide_tiles kernels run one block per SM:
 /// 2^25 for 4-byte items without flags (above), the small-call limit
