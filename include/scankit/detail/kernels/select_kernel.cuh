@@ -179,9 +179,9 @@ constexpr int select_blocks_per_sm = 2;
 /// faster than two blocks at 2^28 and 3–8 % at 2^23–2^24 (H200, three
 /// interleaved rounds, medians of 25 calls, 10 / 50 / 90 %). The same turn to
 /// fewer threads and more rounds did not carry over: 4-byte items with byte
-/// flags on 448 × 8 or 576 × 6, and items without flags on 576 × 8, 512 × 9 or 448 × 10
-/// (8-byte) and 640 × 7 or 512 × 8 (4-byte), measured from 1 % faster to 27 %
-/// slower.
+/// flags on 448 × 8, 512 × 7 or 576 × 6, and items without flags on 576 × 8,
+/// 512 × 9 or 448 × 10 (8-byte) and 640 × 7, 576 × 8 or 512 × 8 (4-byte),
+/// measured from 2 % faster to 27 % slower.
 template <class Item, std::size_t SideBytes = 0, bool SmallCall = false, int BlocksPerSm = select_blocks_per_sm>
 struct default_select_tuning {
  private:
