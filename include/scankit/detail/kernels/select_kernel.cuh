@@ -202,6 +202,7 @@ struct default_select_tuning {
   static constexpr bool filled = SideBytes == 0 && sizeof(Item) == 8 && !SmallCall;
   static constexpr int filled_threads = int(budget / (round_bytes * wide_rounds) / 32 * 32);
   static constexpr int shaped_threads = deep ? deep_threads : filled ? filled_threads : wide_threads;
+  // 8-byte items with byte flags on one block per SM: 512 threads, as many rounds as fit (above).
   static constexpr bool narrow = SideBytes == 1 && sizeof(Item) == 8 && BlocksPerSm == 1;
   static constexpr int narrow_threads = 512;
   static constexpr int narrow_rounds = clamp_rounds(budget / (narrow_threads * round_bytes));
