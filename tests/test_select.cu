@@ -764,6 +764,7 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
   const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 30, r);
   device_buffer<std::uint32_t> d_in(n + 4), d_out(n + 4);
   device_buffer<std::uint8_t> d_flags(n + 4);
+  device_buffer<std::uint64_t> d_lengths(n);
   device_buffer<std::size_t> d_count(1);
 
   // Misaligned items and flags: the thread-load paths.
@@ -788,6 +789,20 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
                                                         scankit::less(std::uint32_t(1) << 31));
     CHECK(low_count == reference_compact(in, low).size());
     CHECK(d_out.download(stream, 1, n) == reference_partition(in, low));
+    // Run-length encoding of runs of one to a few items, its heads to a
+    // misaligned output (16-byte stores after the first items).
+    std::vector<std::uint32_t> runs_in(n);
+    for (std::size_t i = 0; i < n; ++i) runs_in[i] = in[i] % 3;
+    d_in.upload(runs_in, stream, shift);
+    d_out.poison(stream);
+    d_lengths.poison(stream);
+    const std::size_t runs = scankit::run_length_encode(ctx, d_in.data() + shift, d_out.data() + 1, d_lengths.data(), n);
+    const std::vector<std::uint32_t> heads = reference_compact(runs_in, reference_heads(runs_in));
+    REQUIRE(runs == heads.size());
+    CHECK(d_out.download(stream, 1, runs) == heads);
+    CHECK(is_poison(d_out.download(stream, 0, 1)[0]));
+    CHECK(is_poison(d_out.download(stream, 1 + runs, 1)[0]));
+    CHECK(d_lengths.download(stream, 0, runs) == reference_run_lengths(runs_in));
   }
 
   // n == 0: count 0, async count written, nothing else touched.

@@ -13,12 +13,14 @@ namespace scankit::detail {
 /// out[vec·w, vec·w + vec) = staged[Lead + vec·w, …) for w in [0, vectors),
 /// 16-byte vectors of vec items, out 16-byte aligned. With Lead > 0 each
 /// output vector is the tail of one aligned shared-memory vector and the
-/// head of the next (staged 16-byte aligned).
-template <unsigned Lead, int Threads, class Item>
+/// head of the next (staged 16-byte aligned). Unrolled: the loop as the
+/// compiler unrolls it (several vectors in flight per thread); else one
+/// vector per iteration, for kernels without the registers for more.
+template <unsigned Lead, int Threads, bool Unrolled, class Item>
 __device__ __forceinline__ void store_shifted_vectors(const Item* staged, Item* out, unsigned vectors,
                                                       unsigned thread) {
   constexpr unsigned vec = 16 / sizeof(Item);
-  for (unsigned w = thread; w < vectors; w += Threads) {
+  auto store_vector = [&](unsigned w) {
     Item a[vec], v[vec];
     load_shared_vector(staged + w * vec, a);
     if constexpr (Lead == 0) {
@@ -33,6 +35,12 @@ __device__ __forceinline__ void store_shifted_vectors(const Item* staged, Item* 
     uint4 raw;
     memcpy(&raw, v, sizeof(raw));
     *reinterpret_cast<uint4*>(out + w * vec) = raw;
+  };
+  if constexpr (Unrolled) {
+    for (unsigned w = thread; w < vectors; w += Threads) store_vector(w);
+  } else {
+#pragma unroll 1
+    for (unsigned w = thread; w < vectors; w += Threads) store_vector(w);
   }
 }
 
@@ -45,7 +53,8 @@ __device__ __forceinline__ void store_shifted_vectors(const Item* staged, Item* 
 /// selection kernels (H200, 2^26–2^30: compaction by flags −1.4 to −2.2 %,
 /// compact_if +0.9 to +1.7 % at 10 and 50 % selected, unique −1.4 to
 /// +0.1 %), where for 4-byte items it gained up to 4.1 % (docs/select.md).
-template <int Threads, class Item>
+/// Unrolled: see store_shifted_vectors.
+template <int Threads, bool Unrolled = true, class Item>
 __device__ __forceinline__ void store_run(const Item* staged, Item* out, unsigned count, unsigned thread) {
   if constexpr (sizeof(Item) == 4) {
     constexpr unsigned vec = 4;
@@ -56,10 +65,10 @@ __device__ __forceinline__ void store_run(const Item* staged, Item* out, unsigne
       if (thread < lead) out[thread] = staged[thread];
       const unsigned vectors = (count - lead) / vec;
       switch (lead) {
-        case 0: store_shifted_vectors<0, Threads>(staged, out, vectors, thread); break;
-        case 1: store_shifted_vectors<1, Threads>(staged, out + 1, vectors, thread); break;
-        case 2: store_shifted_vectors<2, Threads>(staged, out + 2, vectors, thread); break;
-        default: store_shifted_vectors<3, Threads>(staged, out + 3, vectors, thread); break;
+        case 0: store_shifted_vectors<0, Threads, Unrolled>(staged, out, vectors, thread); break;
+        case 1: store_shifted_vectors<1, Threads, Unrolled>(staged, out + 1, vectors, thread); break;
+        case 2: store_shifted_vectors<2, Threads, Unrolled>(staged, out + 2, vectors, thread); break;
+        default: store_shifted_vectors<3, Threads, Unrolled>(staged, out + 3, vectors, thread); break;
       }
       const unsigned done = lead + vectors * vec;  // count - done < vec items left
       if (thread < count - done) out[done + thread] = staged[done + thread];
