@@ -796,7 +796,8 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
     d_in.upload(runs_in, stream, shift);
     d_out.poison(stream);
     d_lengths.poison(stream);
-    const std::size_t runs = scankit::run_length_encode(ctx, d_in.data() + shift, d_out.data() + 1, d_lengths.data(), n);
+    const std::size_t runs =
+        scankit::run_length_encode(ctx, d_in.data() + shift, d_out.data() + 1, d_lengths.data(), n);
     const std::vector<std::uint32_t> heads = reference_compact(runs_in, reference_heads(runs_in));
     REQUIRE(runs == heads.size());
     CHECK(d_out.download(stream, 1, runs) == heads);
