@@ -584,12 +584,26 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     __syncthreads();
     if (buffer_tile[0] >= L.num_tiles) return;  // no work for this block
 
+    // The refill's ticket, drawn when the buffer it fills is written out —
+    // or, for 4-byte items on one block per SM, when the resolver hands the
+    // prefix of the tile in that buffer over, so the atomic's round trip
+    // runs beside the write-out (a short one: 16-byte stores) instead of
+    // ahead of the next look-back. H200, three interleaved rounds, medians
+    // of 25 calls: uint32 compact_if and unique −1.5 to −2.0 % at 2^26–2^30
+    // (50 % selected), by flags −0.1 to −0.8 %; drawn so, uint64 by flags
+    // (one item per thread in the write-out) measured +0.6 to +4.0 % from
+    // 2^24 up, uint64 compact_if +0.4 to +1.8 %, and the uint32 kernels of
+    // two blocks per SM +1.9 to +4.2 % at 2^24 (docs/select.md, "The
+    // refill's ticket beside the write-out").
+    constexpr bool ticket_beside_write_out = sizeof(Item) == 4 && Tuning::blocks_per_sm == 1;
+
     if (warp == warps) {
       // The resolver, per tile j of the block: refill the buffer of tile
-      // j − 1 once it is written out, with a ticket drawn only then (drawn
-      // earlier, as a refill's ticket is in the other schedule, a tile waits
-      // longer between its draw and its aggregate, and every later tile's
-      // look-back waits with it: 4–7 % slower at 2^28); then, once tile j's
+      // j − 1 once it is written out, with a ticket drawn only then or
+      // during that write-out (drawn a whole tile earlier, as a refill's
+      // ticket is in the other schedule, a tile waits longer between its
+      // draw and its aggregate, and every later tile's look-back waits with
+      // it: 4–7 % slower at 2^28); then, once tile j's
       // aggregate is out, look back for its prefix, which the selecting warps
       // need only after selecting the next tile and rearranging this one.
       // Its look-back and hand-off repeat warp 0's in the other schedule on
@@ -611,7 +625,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
           if (j >= 1) {
             const int written_out = int((j - 1) % stages);
             mbarrier_wait(&drained[written_out], ((j - 1) / stages) % 2);
-            draw_early();
+            if constexpr (!ticket_beside_write_out) draw_early();
             fill(written_out);
           }
           mbarrier_wait(&scanned[b], (j / stages) % 2);
@@ -636,6 +650,9 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
             }
           }
           mbarrier_arrive(&resolved[b]);
+          // Every draw is redeemed: the block draws while it has had no
+          // ticket past the end, so a tile follows this one.
+          if constexpr (ticket_beside_write_out) draw_early();
         }
         __syncwarp();
       }
