@@ -526,9 +526,6 @@ TEMPLATE_TEST_CASE("selection calls just below and above the small-call size (ev
   for (std::size_t n : {below, below + 1 + compact_tile / 2, (below / compact_tile + 3) * compact_tile + 1})
     compact_flags_case<T, std::uint8_t>(ctx, stream, n, 50, false);
   for (std::size_t n : {below, below + 1 + flagged_tile<T> / 2}) partition_flags_case<T>(ctx, stream, n, 50);
-  // Partition counting in its own launch at its largest size (8-byte items:
-  // blocks refill there too).
-  partition_flags_case<T>(ctx, stream, scankit::detail::partition_count_in_launch_items<T>, 50);
   constexpr std::size_t unique_tile = sizeof(T) == 8 ? wide_tile<T> : select_tile<T>;
   std::vector<std::size_t> unique_sizes = {below, below + 1 + unique_tile / 2};
   if constexpr (unique_tile != select_tile<T>)  // run-length encoding's own tiles
@@ -560,26 +557,57 @@ TEMPLATE_TEST_CASE("compact_if and unique of 4-byte items just below and above t
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-TEMPLATE_TEST_CASE("partition counts in its own launch up to its limit and in a pre-pass above it", "[gpu][select]",
-                   std::uint32_t, std::uint64_t) {
-  // Up to partition_count_in_launch_items each block of the (cooperative)
-  // selection launch counts a share and waits for every other block's count;
-  // above it a counting kernel runs first. Calls alternate between the two
-  // on one context, so the counts of a launch find the status words of
-  // other launches (the larger calls' tiles, other tags) where they go.
+/// Partition through the kernel and counting pre-pass that the library runs
+/// for calls of more than one launch (over 2^31 items) or whose cooperative
+/// grid cannot be resident: forced here at any size.
+template <class T>
+void partition_with_pre_pass(scankit::context& ctx, const T* d_in, const std::uint8_t* d_flags, T* d_out,
+                             std::size_t n, std::size_t* d_count) {
+  namespace sd = scankit::detail;
+  sd::run_select_single_pass<sd::select_mode::partition, sd::default_select_tuning<T, 1>>(
+      ctx, scankit::device::detail_select::flagged_arrays(d_in, d_flags, d_out),
+      scankit::device::detail_select::flags_of(d_flags), n, d_count);
+}
+
+TEMPLATE_TEST_CASE("partition counts in its own launch, or in a pre-pass forced", "[gpu][select]", std::uint32_t,
+                   std::uint64_t) {
+  // A call of one launch counts in it (cooperative): each block takes a
+  // contiguous range of tiles, counts it, and places its tiles from every
+  // block's count. Sizes: fewer tiles than blocks; on the small-call tiles
+  // up to several per block; on the larger tiles several per block, ranges
+  // of two lengths and a partial last tile. Calls alternate with the
+  // pre-pass's (tickets and look-back) on one context, so the counts of a
+  // launch find the status words of other launches (other tags) where they go.
   using T = TestType;
   cuda_stream stream;
   scankit::context ctx(stream);
-  constexpr std::size_t limit = scankit::detail::partition_count_in_launch_items<T>;
-  for (std::size_t n : {limit, limit + 1, limit - flagged_tile<T> / 3, limit + 2 * flagged_tile<T> + 7})
+  constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
+  const std::vector<std::size_t> sizes = {3 * small_call_flagged_tile<T> + 5, below,
+                                          below + 1 + 2 * flagged_tile<T> + 7};
+  for (std::size_t n : sizes) {
     for (int rate : {1, 50, 99}) partition_flags_case<T>(ctx, stream, n, rate);
+    // The pre-pass's way at the same size, on fresh flags.
+    rng r(case_seed("select/partition/pre-pass/" + std::to_string(n)));
+    const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
+    const std::vector<std::uint8_t> flags = make_flags<std::uint8_t>(n, 50, r);
+    device_buffer<T> d_in(n), d_out(n);
+    device_buffer<std::uint8_t> d_flags(n);
+    device_buffer<std::size_t> d_count(1);
+    d_in.upload(in, stream);
+    d_flags.upload(flags, stream);
+    d_out.poison(stream);
+    partition_with_pre_pass(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+    CHECK(d_count.download(stream)[0] == reference_compact(in, flags).size());
+    check_selected(d_out.download(stream), n, reference_partition(in, flags), "partition with a pre-pass");
+  }
 
-  // Under graph capture, both ways: the pre-pass and the selection kernel
-  // launched as its programmatic dependent (an edge of its own in the
-  // graph), and the cooperative launch.
-  for (std::size_t n : {limit + 1, limit}) {
-    CAPTURE(n);
-    rng r(case_seed("select/partition/capture/" + std::to_string(n)));
+  // Under graph capture, both ways: the cooperative launch, and the
+  // pre-pass with the selection kernel launched as its programmatic
+  // dependent (an edge of its own in the graph).
+  for (bool pre_pass : {false, true}) {
+    const std::size_t n = sizes[1];
+    CAPTURE(n, pre_pass);
+    rng r(case_seed("select/partition/capture/" + std::to_string(pre_pass)));
     const std::vector<T> in = make_input<T>(n, value_kind::full_range, r);
     device_buffer<T> d_in(n), d_out(n);
     device_buffer<std::uint8_t> d_flags(n);
@@ -587,7 +615,12 @@ TEMPLATE_TEST_CASE("partition counts in its own launch up to its limit and in a 
     d_in.upload(in, stream);
     replay_on_fresh_flags(
         stream, n, d_flags, d_out, d_count, r,
-        [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },
+        [&] {
+          if (pre_pass)
+            partition_with_pre_pass(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+          else
+            scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+        },
         [&](const std::vector<std::uint8_t>& fresh, std::size_t count) {
           REQUIRE(count == reference_compact(in, fresh).size());
           check_selected(d_out.download(stream), n, reference_partition(in, fresh), "partition replayed");
@@ -700,14 +733,14 @@ TEST_CASE("selection waits for the kernel before it in the stream, which lets it
           "[gpu][select]") {
   // Every selection launch is the programmatic dependent of the kernel
   // before it; its input is written by that kernel after it lets dependents
-  // start. Sizes: small-call tiles; just below partition's in-launch limit,
-  // where partition of 8-byte items counts in its own (cooperative) launch;
-  // just above it, where it counts in a pre-pass (not a dependent: it starts
-  // once that kernel has ended) and the selection kernel, the pre-pass's
-  // dependent, reads its input before the count is in.
+  // start. Sizes: small-call tiles, and either side of the small-call limit.
+  // Partition counts in its own (cooperative) launch, and also runs with the
+  // pre-pass forced (not a dependent: it starts once that kernel has ended),
+  // where the selection kernel, the pre-pass's dependent, reads its input
+  // before the count is in.
   cuda_stream stream;
   scankit::context ctx(stream);
-  constexpr std::size_t limit = scankit::detail::partition_count_in_launch_items<std::uint64_t>;
+  constexpr std::size_t limit = scankit::detail::select_small_call_items;
   for (std::size_t n : {3 * small_call_tile<std::uint64_t> + 5, limit - 3, limit + 5}) {
     const std::uint64_t seed = case_seed("select/late_input/" + std::to_string(n));
     CAPTURE(n, seed);
@@ -740,6 +773,12 @@ TEST_CASE("selection waits for the kernel before it in the stream, which lets it
     write_input_late();
     count = scankit::partition(ctx, d_in.data(), d_flags.data(), d_out.data(), n);
     CHECK(count == reference_compact(in, flags).size());
+    CHECK(d_out.download(stream) == reference_partition(in, flags));
+
+    write_input_late();
+    device_buffer<std::size_t> d_count(1);
+    partition_with_pre_pass(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data());
+    CHECK(d_count.download(stream)[0] == reference_compact(in, flags).size());
     CHECK(d_out.download(stream) == reference_partition(in, flags));
 
     write_input_late();
@@ -823,9 +862,9 @@ TEST_CASE("selection with misaligned pointers, n == 0, and under graph capture",
         CHECK(d_out.download(stream, 0, count) == expected);
       });
 
-  // Partition under capture: at this size its count runs in the selection
-  // launch itself, a cooperative kernel node (the pre-pass under capture:
-  // the test case on partition_count_in_launch_items).
+  // Partition under capture: its count runs in the selection launch
+  // itself, a cooperative kernel node (the pre-pass under capture:
+  // the test case on partition's count).
   replay_on_fresh_flags(
       stream, n, d_flags, d_out, d_count, r,
       [&] { scankit::partition_async(ctx, d_in.data(), d_flags.data(), d_out.data(), n, d_count.data()); },

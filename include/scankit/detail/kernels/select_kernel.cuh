@@ -368,7 +368,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   // tile looks back (the launch is cooperative: every block is resident).
   // It still draws one ticket, for the launch's tag.
   bool static_tiles = false;
-  if constexpr (Mode == select_mode::partition && Tuning::count_in_launch) static_tiles = L.count_in_launch && !single_tile;
+  if constexpr (Mode == select_mode::partition && Tuning::count_in_launch)
+    static_tiles = L.count_in_launch && !single_tile;
   const std::uint32_t range_begin = std::uint32_t(std::uint64_t(L.num_tiles) * blockIdx.x / gridDim.x);
   const std::uint32_t range_end = std::uint32_t(std::uint64_t(L.num_tiles) * (blockIdx.x + 1) / gridDim.x);
   const std::uint32_t total_draws = static_tiles ? gridDim.x : L.num_tiles + gridDim.x;

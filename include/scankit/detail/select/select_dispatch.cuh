@@ -77,19 +77,6 @@ void check_select_arguments(const select_arrays<Item, Value>& a, std::size_t n, 
   }
 }
 
-/// Partition calls of up to this many items count in the selection launch
-/// (cooperative; select_counting_in_launch) instead of in a pre-pass before
-/// it. Measured against the pre-pass (H200, compact_bench, medians of three
-/// interleaved runs, byte flags at 10 / 50 / 90 %): uint64 −11 to −13 % at
-/// 2^20, −10 % at 2^21, −1.5 % at 2^22 (again, with the staggered fills of
-/// 27fb7e6: −1.7 to −3.1 % per call, −2.3 to −2.7 % back to back; from 2^23
-/// the pre-pass); uint32 −1 to −4 % at 2^20, but +4 to +5 % at 2^21 and +3
-/// to +4 % at 2^22 (likely why: two uint32 selection blocks leave an SM
-/// registers for a pre-pass block beside them, two uint64 ones take all
-/// 65 536).
-template <class Item>
-inline constexpr std::size_t partition_count_in_launch_items = std::size_t(1) << (sizeof(Item) >= 8 ? 22 : 20);
-
 /// The single-pass selection (default policy). Returns the count when
 /// d_count is null (synchronizing), else 0 (the count goes to *d_count).
 template <select_mode Mode, class Tuning, class Item, class Value, class Selector>
@@ -164,6 +151,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     if constexpr (Mode == select_mode::partition) {
       if (chunk == 0) {
         if constexpr (Tuning::count_in_launch) {
+          if (!L.last_chunk) throw std::logic_error("scankit: partition counts in its launch only in a call of one launch");
           L.count_in_launch = true;
           if (try_launch_cooperative(kernel, blocks, block_threads, smem_bytes, ctx.stream(),
                                      "selection kernel launch", L))
@@ -316,17 +304,37 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
   }
   if (tuned) {
     constexpr std::size_t side_bytes = side_bytes_of<Selector>;
-    if constexpr (Mode == select_mode::partition)
-      if (n <= partition_count_in_launch_items<Item>)
-        return run_select_single_pass<Mode, select_counting_in_launch<default_select_tuning<Item, side_bytes, true>>>(
-            ctx, a, select, n, d_count);
-    if constexpr (has_small_call_select_tuning<Item, side_bytes>)
+    if constexpr (Mode == select_mode::partition) {
+      // Partition counts in its own launch (select_counting_in_launch) when
+      // the call is one launch; a call of several counts in a pre-pass first
+      // (its launches need the call's count). Against the in-launch count
+      // only up to 2^20 (uint32) or 2^22 (uint64) items and the pre-pass
+      // above (H200, three interleaved rounds, medians of 25 calls, byte
+      // flags, 10 / 50 / 90 %): uint64 −2.3 to −6.9 % from 2^23 up (−4.2 to
+      // −5.2 % at 2^28–2^30), uint32 −4.8 to −5.9 % at 2^22 and 2^24, −0.5
+      // to −1.9 % at 2^25–2^30, within 1 % at 2^21 and 2^23.
+      // 8-byte items without flags keep the small-call tiles (512 × 4) at
+      // every size: on 576 × 4 the kernel spilled (20 bytes at its cap of 56
+      // registers).
+      constexpr bool small_call_tiles_only = side_bytes == 0 && sizeof(Item) == 8;
+      using small_call_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, true>>;
+      using counting_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, small_call_tiles_only>>;
       if (n < select_small_call_items)
-        return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, true>>(ctx, a, select, n, d_count);
-    if constexpr (select_wide_tiles<Mode, Value, Item, side_bytes>)  // one block per SM for larger calls
-      if (n >= select_wide_tiles_items<Item, side_bytes>)
-        return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, false, 1>>(ctx, a, select, n, d_count);
-    return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+        return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
+      if (n <= select_chunk_items(tile_items<Item, counting_tuning>))
+        return run_select_single_pass<Mode, counting_tuning>(ctx, a, select, n, d_count);
+      return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+    } else {
+      if constexpr (has_small_call_select_tuning<Item, side_bytes>)
+        if (n < select_small_call_items)
+          return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, true>>(ctx, a, select, n,
+                                                                                             d_count);
+      if constexpr (select_wide_tiles<Mode, Value, Item, side_bytes>)  // one block per SM for larger calls
+        if (n >= select_wide_tiles_items<Item, side_bytes>)
+          return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, false, 1>>(ctx, a, select, n,
+                                                                                              d_count);
+      return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+    }
   }
   if (!wide_offsets) return run_select_textbook<Mode, std::uint32_t>(ctx, a, select, n, d_count, policy);
   return run_select_textbook<Mode, std::uint64_t>(ctx, a, select, n, d_count, policy);
