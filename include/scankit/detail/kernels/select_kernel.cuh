@@ -617,7 +617,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // of 25 calls: uint32 compact_if and unique −1.5 to −2.0 % at 2^26–2^30
     // (50 % selected), by flags −0.1 to −0.8 %; drawn so, uint64 by flags
     // (one item per thread in the write-out) measured +0.6 to +4.0 % from
-    // 2^24 up, uint64 compact_if +0.4 to +1.8 %, and the uint32 kernels of
+    // 2^24 up, uint64 compact_if −0.4 to +1.8 %, and the uint32 kernels of
     // two blocks per SM +1.9 to +4.2 % at 2^24 (docs/select.md, "The
     // refill's ticket beside the write-out").
     constexpr bool ticket_beside_write_out = sizeof(Item) == 4 && Tuning::blocks_per_sm == 1;
