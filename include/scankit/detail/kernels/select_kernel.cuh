@@ -39,13 +39,15 @@
 // partition measured 3–5 % slower with the resolver.)
 //
 // Partition needs the call's selected count before it places a rejected
-// item. Small calls count in the launch itself (select_counting_in_launch; a
-// cooperative launch, so every block is resident) and take their tiles
-// without tickets: each block a contiguous range of tiles, whose selected
-// items it counts first; before its first scatter it waits for every
-// block's count, which gives the call's total and its range's prefix, so no
-// tile looks back. Larger calls count in a pre-pass (count_selected.cuh) and
-// launch this kernel as its programmatic dependent.
+// item. A call of one launch counts in the launch itself
+// (select_counting_in_launch; a cooperative launch, so every block is
+// resident) and takes its tiles without tickets: each block a contiguous
+// range of tiles, whose selected items it counts first; before its first
+// scatter it waits for every block's count, which gives the call's total
+// and its range's prefix, so no tile looks back. A call of several launches
+// (or one whose grid cannot be resident at once) counts in a pre-pass
+// (count_selected.cuh) and launches this kernel as its programmatic
+// dependent.
 //
 // A call of more than 2^31 items runs as several launches ("chunks"); each
 // starts from the counts the previous one left in select_state, so positions
@@ -225,9 +227,10 @@ struct default_select_tuning {
 /// looks back. Against the same kernel with tickets and look-back (H200,
 /// three interleaved rounds, medians of 25 calls, 10 / 50 / 90 %): uint32
 /// at 2^20 −4.2 to −5.0 %, uint64 at 2^20–2^22 −4.3 to −7.4 % (back to
-/// back −3.7 to −8.5 %). A kernel of its own: with the count's code
-/// in it, the kernel of larger calls measured 6.4–6.8 % slower for uint32
-/// partition at 2^28 (H200), where that code never runs.
+/// back −3.7 to −8.5 %). A kernel of its own, apart from the one after a
+/// pre-pass (calls of several launches): with the count's code in it, that
+/// kernel had measured 6.4–6.8 % slower for uint32 partition at 2^28
+/// (H200), where the code never runs.
 template <class Tuning>
 struct select_counting_in_launch : Tuning {
   static constexpr bool count_in_launch = true;
@@ -760,7 +763,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
     if constexpr (Mode == select_mode::partition && Tuning::count_in_launch) {
       if (static_tiles) {
-        // Small partitions count in the launch itself (cooperative, so every
+        // Partition counting in the launch itself (cooperative, so every
         // block is resident): the selected items of the block's range, read
         // while its tiles' bulk copies are in flight, go out in a status word
         // with the launch's tag.

@@ -151,7 +151,8 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
     if constexpr (Mode == select_mode::partition) {
       if (chunk == 0) {
         if constexpr (Tuning::count_in_launch) {
-          if (!L.last_chunk) throw std::logic_error("scankit: partition counts in its launch only in a call of one launch");
+          if (!L.last_chunk)
+            throw std::logic_error("scankit: partition counts in its launch only in a call of one launch");
           L.count_in_launch = true;
           if (try_launch_cooperative(kernel, blocks, block_threads, smem_bytes, ctx.stream(),
                                      "selection kernel launch", L))
