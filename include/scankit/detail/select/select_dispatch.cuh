@@ -312,8 +312,8 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       // only up to 2^20 (uint32) or 2^22 (uint64) items and the pre-pass
       // above (H200, three interleaved rounds, medians of 25 calls, byte
       // flags, 10 / 50 / 90 %): uint64 −2.3 to −6.9 % from 2^23 up (−4.2 to
-      // −5.2 % at 2^28–2^30), uint32 −4.8 to −5.9 % at 2^22 and 2^24, −0.5
-      // to −1.9 % at 2^25–2^30, within 1 % at 2^21 and 2^23.
+      // −5.2 % at 2^28–2^30), uint32 −4.8 to −5.9 % at 2^22 and 2^24, −1.9
+      // to +0.1 % at 2^25–2^30, within 1 % at 2^21 and 2^23.
       // 8-byte items without flags keep the small-call tiles (512 × 4) at
       // every size: on 576 × 4 the kernel spilled (20 bytes at its cap of 56
       // registers).
