@@ -330,11 +330,20 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
         if (n < select_small_call_items)
           return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, true>>(ctx, a, select, n,
                                                                                              d_count);
-      if constexpr (select_wide_tiles<Mode, Value, Item, side_bytes>)  // one block per SM for larger calls
-        if (n >= select_wide_tiles_items<Item, side_bytes>)
-          return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes, false, 1>>(ctx, a, select, n,
-                                                                                              d_count);
-      return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+      // One block per SM for larger calls. Where the small-call tiles reach
+      // up to those (8-byte items without flags, 4-byte items by byte flags),
+      // no call takes the default tuning, and its kernel is not instantiated.
+      using wide_tuning = default_select_tuning<Item, side_bytes, false, 1>;
+      constexpr bool wide = select_wide_tiles<Mode, Value, Item, side_bytes>;
+      if constexpr (wide && has_small_call_select_tuning<Item, side_bytes> &&
+                    select_wide_tiles_items<Item, side_bytes> <= select_small_call_items) {
+        return run_select_single_pass<Mode, wide_tuning>(ctx, a, select, n, d_count);
+      } else {
+        if constexpr (wide)
+          if (n >= select_wide_tiles_items<Item, side_bytes>)
+            return run_select_single_pass<Mode, wide_tuning>(ctx, a, select, n, d_count);
+        return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
+      }
     }
   }
   if (!wide_offsets) return run_select_textbook<Mode, std::uint32_t>(ctx, a, select, n, d_count, policy);
