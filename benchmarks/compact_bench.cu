@@ -10,14 +10,19 @@
 //              bound chosen to select the rate's fraction of the random items
 //                                      vs cub::DeviceSelect::If and
 //                                         thrust::copy_if(thrust::cuda::par.on(stream))
+//   if_host    scankit::compact_if_async(..., scankit::less(bound), d_count):
+//              the same selection through the host API (libscankit.a, the
+//              call a g++-only caller makes; its predicate a runtime value)
+//                                      vs cub::DeviceSelect::If
 //   partition  scankit::device::partition_async(..., flags, ...)
 //                                      vs cub::DevicePartition::Flagged
 //   unique     scankit::device::unique_async
 //                                      vs cub::DeviceSelect::Unique
 //   rle        scankit::device::run_length_encode_async, uint32_t lengths
 //                                      vs cub::DeviceRunLengthEncode::Encode
-// scankit runs the template API with the default policy (single-pass
-// decoupled look-back; policy "decoupled_lookback/warp_shuffle" in the CSV),
+// scankit runs the template API (if_host: the host API) with the default
+// policy (single-pass decoupled look-back; policy
+// "decoupled_lookback/warp_shuffle" in the CSV),
 // one scankit::context for the whole run, whose workspace has grown at the
 // verification call before any timing. The count goes to device memory (the
 // _async twins): no host synchronization inside the timed region. CUB: temp
@@ -43,7 +48,7 @@
 // 2·n·sizeof(T) bytes), timed at every size in the same run; each primitive
 // is credited with the bytes it must move at the least:
 //   flagged    n·(sizeof(T) + 1) + k·sizeof(T)     items and flags in, selected out
-//   if         n·sizeof(T) + k·sizeof(T)
+//   if         n·sizeof(T) + k·sizeof(T)               (if_host the same)
 //   partition  n·(sizeof(T) + 1) + n·sizeof(T)     every item goes out
 //   unique     n·sizeof(T) + k·sizeof(T)
 //   rle        n·sizeof(T) + k·(sizeof(T) + 4)     run heads and uint32 lengths out
@@ -127,13 +132,13 @@
 // and a 'headline compact' line (uint32, 2^28, 50 %; scripts/gpu-check greps
 // for the summary and headline lines); --csv=path writes the
 // docs/benchmarks.md schema: primitive=compact, variant=<operation>_<rate>
-// (flagged_50, if_10, partition_90, unique_50, rle_50), policy=
+// (flagged_50, if_10, if_host_10, partition_90, unique_50, rle_50), policy=
 // decoupled_lookback/warp_shuffle, baseline=cub (the matching CUB call) and,
 // for if, baseline=thrust; the policy sweep adds variant=flagged_50,
 // type=uint32 rows with policy=<grid>/<block> (e.g.
 // reduce_then_scan/three_phase), baseline=cub.
 //
-//   compact_bench [--types=uint32,uint64] [--ops=flagged,if,partition,unique,rle] [--rates=10,50,90]
+//   compact_bench [--types=uint32,uint64] [--ops=flagged,if,if_host,partition,unique,rle] [--rates=10,50,90]
 //                 [--min-log=20] [--max-log=30] [--step-log=2] [--big-reps=20] [--full-check-log=24]
 //                 [--policies | --no-policies] [--reps=25] [--warmup=3] [--max-pairs=16] [--timeout-s=20]
 //                 [--seed=N] [--csv=path] [--commit=sha] [--quick]
@@ -141,6 +146,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/device/select.cuh>
+#include <scankit/select.hpp>
 
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -157,7 +163,8 @@ using bench::device_buffer;
 const std::string usage =
     "usage: compact_bench [options]\n"
     "  --types=uint32,uint64                    item types (default: both)\n"
-    "  --ops=flagged,if,partition,unique,rle    operations (default: all five)\n"
+    "  --ops=flagged,if,if_host,partition,unique,rle\n"
+    "                                           operations (default: all six)\n"
     "  --rates=10,50,90                         selection rates in % (1-99); unique/rle: % of items\n"
     "                                           that start a run (mean run length 100/rate)\n"
     "  --min-log=20 --max-log=30                n = 2^min-log ... 2^max-log (max-log <= 30)\n"
@@ -178,13 +185,14 @@ const std::string usage =
 
 const char* const policy_name = "decoupled_lookback/warp_shuffle";  // the default scan_policy{}
 
-enum class op { flagged, if_, partition, unique, rle };
-const op all_ops[] = {op::flagged, op::if_, op::partition, op::unique, op::rle};
+enum class op { flagged, if_, if_host, partition, unique, rle };
+const op all_ops[] = {op::flagged, op::if_, op::if_host, op::partition, op::unique, op::rle};
 
 const char* op_name(op o) {
   switch (o) {
     case op::flagged: return "flagged";
     case op::if_: return "if";
+    case op::if_host: return "if_host";
     case op::partition: return "partition";
     case op::unique: return "unique";
     case op::rle: return "rle";
@@ -196,7 +204,8 @@ const char* op_name(op o) {
 const char* cub_name(op o) {
   switch (o) {
     case op::flagged: return "Flagged";
-    case op::if_: return "If";
+    case op::if_:
+    case op::if_host: return "If";
     case op::partition: return "Partition";
     case op::unique: return "Unique";
     case op::rle: return "RLE";
@@ -233,8 +242,9 @@ options parse_options(int argc, char** argv) {
       o.types = bench::parse_choices(v, "types", {"uint32", "uint64"}, usage);
     } else if (bench::option_value(arg, "ops", v)) {
       o.ops.clear();
-      const auto names = bench::parse_choices(v, "ops", {"flagged", "if", "partition", "unique", "rle"}, usage);
-      for (op x : all_ops)  // run order: flagged, if, partition, unique, rle
+      const auto names =
+          bench::parse_choices(v, "ops", {"flagged", "if", "if_host", "partition", "unique", "rle"}, usage);
+      for (op x : all_ops)  // run order: flagged, if, if_host, partition, unique, rle
         if (std::find(names.begin(), names.end(), op_name(x)) != names.end()) o.ops.push_back(x);
     } else if (bench::option_value(arg, "rates", v)) {
       o.rates.clear();
@@ -397,7 +407,8 @@ struct host_model {
     switch (kind) {
       case op::flagged:
       case op::partition: return flag_of(seed, i, threshold);
-      case op::if_: return random_item<T>(seed, i) < bound;
+      case op::if_:
+      case op::if_host: return random_item<T>(seed, i) < bound;
       case op::unique:
       case op::rle: return run_head(seed, i, threshold);
     }
@@ -552,7 +563,8 @@ double bytes_moved(op o, std::size_t n, std::uint64_t k, std::size_t item_bytes)
   const double N = double(n), K = double(k), t = double(item_bytes);
   switch (o) {
     case op::flagged: return N * (t + 1) + K * t;
-    case op::if_: return N * t + K * t;
+    case op::if_:
+    case op::if_host: return N * t + K * t;
     case op::partition: return N * (t + 1) + N * t;
     case op::unique: return N * t + K * t;
     case op::rle: return N * t + K * (t + 4);
@@ -661,6 +673,7 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
   const std::string what = std::string("compact ") + op_name(o) + " " + c.type_name + " rate " + std::to_string(rate) +
                            "% n=2^" + std::to_string(c.lg);
   const below<T> pred{model.bound};
+  const scankit::predicate<T> host_pred = scankit::less(model.bound);  // if_host: the host API's x < bound
   const int sms = c.dev.sms;
   const double timeout_s = c.o.timeout_s;
 
@@ -670,6 +683,7 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
     switch (o) {
       case op::flagged: dev::compact_async(c.ctx, b.d_in(k), b.d_flags(k), b.d_out(k), n, d_count); break;
       case op::if_: dev::compact_if_async(c.ctx, b.d_in(k), b.d_out(k), n, pred, d_count); break;
+      case op::if_host: scankit::compact_if_async(c.ctx, b.d_in(k), b.d_out(k), n, host_pred, d_count); break;
       case op::partition: dev::partition_async(c.ctx, b.d_in(k), b.d_flags(k), b.d_out(k), n, d_count); break;
       case op::unique: dev::unique_async(c.ctx, b.d_in(k), b.d_out(k), n, d_count); break;
       case op::rle: dev::run_length_encode_async(c.ctx, b.d_in(k), b.d_out(k), b.d_lengths(k), n, d_count); break;
@@ -681,6 +695,7 @@ void run_case(const size_case<T>& c, op o, int rate, const host_model<T>& model,
         return cub::DeviceSelect::Flagged(d_temp, temp_bytes, b.d_in(k), b.d_flags(k), d_out, b.d_cub_count(),
                                           std::int64_t(n), stream);
       case op::if_:
+      case op::if_host:
         return cub::DeviceSelect::If(d_temp, temp_bytes, b.d_in(k), d_out, b.d_cub_count(), std::int64_t(n), pred,
                                      stream);
       case op::partition:
@@ -891,7 +906,7 @@ void run_type(const char* type_name, const options& o, const bench::device_info&
         if (is_run_op(x)) continue;
         host_model<T> m = flags_model;
         m.kind = x;
-        if (x == op::if_) {
+        if (x == op::if_ || x == op::if_host) {
           m.bound = bound_for_rate<T>(rate);
           run_case<T>(c, x, rate, m, count_chunks(m, n));
         } else {
@@ -1245,7 +1260,8 @@ int main(int argc, char** argv) {
                 commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
                 o.big_reps, o.held ? ", held" : ", unheld", o.warmup, (unsigned long long)o.seed);
     std::printf("# %% of copy credits each operation with the bytes it must move (compact_bench.cu): flagged "
-                "n(T+1)+kT, if nT+kT, partition n(T+1)+nT, unique nT+kT, rle nT+k(T+4); the copy moves 2nT\n");
+                "n(T+1)+kT, if and if_host nT+kT, partition n(T+1)+nT, unique nT+kT, rle nT+k(T+4); the copy "
+                "moves 2nT\n");
     bench::csv_writer csv, back_to_back_csv;
     csv.open(o.csv, dev.name, date, commit);
     back_to_back_csv.open(o.back_to_back_csv, dev.name, date, commit);

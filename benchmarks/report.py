@@ -246,10 +246,12 @@ def policy_tables(cases):
 
 # ---- selection primitives (compact_bench) ----------------------------------
 
-COMPACT_OPS = ["flagged", "if", "partition", "unique", "rle"]
-COMPACT_CUB = {"flagged": "DeviceSelect::Flagged", "if": "DeviceSelect::If", "partition": "DevicePartition::Flagged",
-               "unique": "DeviceSelect::Unique", "rle": "DeviceRunLengthEncode::Encode"}
-COMPACT_BYTES = ("bytes moved: flagged n·(T+1) + k·T, if n·T + k·T, partition n·(T+1) + n·T, unique n·T + k·T, "
+COMPACT_OPS = ["flagged", "if", "if_host", "partition", "unique", "rle"]
+COMPACT_CUB = {"flagged": "DeviceSelect::Flagged", "if": "DeviceSelect::If", "if_host": "DeviceSelect::If",
+               "partition": "DevicePartition::Flagged", "unique": "DeviceSelect::Unique",
+               "rle": "DeviceRunLengthEncode::Encode"}
+COMPACT_BYTES = ("bytes moved: flagged n·(T+1) + k·T, if (and if_host) n·T + k·T, partition n·(T+1) + n·T, "
+                 "unique n·T + k·T, "
                  "rle n·T + k·(T+4); the copy moves 2·n·T (T = sizeof item, k = selected items or runs)")
 
 
@@ -396,7 +398,8 @@ def write_compact_markdown(cases, meta, csv_path, md_path, title):
     lines.append(f"{timing} % copy = the operation's effective bandwidth "
                  "relative to cudaMemcpy D2D: copy time × (bytes the operation must move ÷ bytes the copy moved) ÷ "
                  f"the operation's time × 100 ({COMPACT_BYTES}); speedup = baseline time ÷ scankit time. Rate: % of "
-                 "items selected (flagged, if, partition) or starting a run (unique, rle: mean run length 100 ÷ rate).")
+                 "items selected (flagged, if, if_host, partition) or starting a run (unique, rle: mean run length "
+                 "100 ÷ rate).")
     lines.append("")
     all_cases, cases = cases, compact_default(cases)
     hl = compact_headline(cases)
