@@ -1,5 +1,6 @@
 // src/context.cpp — the context's cached temporary storage. Plain C++.
 #include <scankit/context.hpp>
+#include <scankit/detail/kernel_settings.hpp>
 #include <scankit/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -53,9 +54,21 @@ cudaError_t zero_now(void* p, std::size_t bytes) {
 context::context(cudaStream_t stream) noexcept : stream_(stream) {}
 
 context::context(cudaStream_t stream, void* d_workspace, std::size_t bytes) : stream_(stream), caller_owned_(true) {
-  if (d_workspace == nullptr && bytes != 0) throw std::invalid_argument("scankit::context: null workspace with bytes > 0");
+  if (d_workspace == nullptr && bytes != 0)
+    throw std::invalid_argument("scankit::context: null workspace with bytes > 0");
   if (reinterpret_cast<std::uintptr_t>(d_workspace) % alignment != 0)
     throw std::invalid_argument("scankit::context: workspace must be 256-byte aligned (as cudaMalloc returns)");
+  if (d_workspace != nullptr) {
+    ensure_device();
+    cudaPointerAttributes attributes{};
+    detail::throw_on_cuda_error(cudaPointerGetAttributes(&attributes, d_workspace), "cudaPointerGetAttributes");
+    if (attributes.type == cudaMemoryTypeDevice)
+      device_ = attributes.device;
+    else if (attributes.type == cudaMemoryTypeManaged)
+      device_ = detail::current_device();
+    else
+      throw std::invalid_argument("scankit::context: the workspace must be device memory (cudaMalloc)");
+  }
   const std::size_t status_bytes = bytes / 2 / alignment * alignment;
   d_status_ = d_workspace;
   status_words_ = status_bytes / sizeof(std::uint64_t);
@@ -83,6 +96,7 @@ context& context::operator=(context&& other) noexcept {
   stream_ = std::exchange(other.stream_, nullptr);
   device_checked_ = std::exchange(other.device_checked_, false);
   caller_owned_ = std::exchange(other.caller_owned_, false);
+  device_ = std::exchange(other.device_, -1);
   d_status_ = std::exchange(other.d_status_, nullptr);
   status_words_ = std::exchange(other.status_words_, 0);
   d_scratch_ = std::exchange(other.d_scratch_, nullptr);
@@ -99,6 +113,7 @@ void context::release() noexcept {
     cudaFree(d_scratch_);
   }
   retired_.clear();
+  device_ = -1;
   d_status_ = d_scratch_ = nullptr;
   status_words_ = scratch_bytes_ = 0;
 }
@@ -122,9 +137,6 @@ void context::ensure_device() {
 
 
 void context::grow_status(std::size_t words) {
-  if (caller_owned_)
-    throw std::invalid_argument("scankit: caller workspace too small (need " +
-                                std::to_string(workspace_bytes_for(words, 0)) + " bytes at least)");
   const std::size_t new_words = std::max(words, 2 * status_words_);
   void* p = device_allocate(new_words * sizeof(std::uint64_t));
   // Zeroed words read as "not published" under every tag. Zero them now, on a
@@ -142,9 +154,6 @@ void context::grow_status(std::size_t words) {
 }
 
 void context::grow_scratch(std::size_t bytes) {
-  if (caller_owned_)
-    throw std::invalid_argument("scankit: caller workspace too small (need " +
-                                std::to_string(workspace_bytes_for(0, bytes)) + " bytes at least)");
   const std::size_t new_bytes = std::max(align_up(bytes), 2 * scratch_bytes_);
   void* p = device_allocate(new_bytes);
   if (d_scratch_ != nullptr) retired_.push_back(d_scratch_);
@@ -154,8 +163,18 @@ void context::grow_scratch(std::size_t bytes) {
 
 void context::reserve(std::size_t status_words, std::size_t scratch_bytes) {
   ensure_device();
+  const int device = detail::current_device();
+  if (device_ != -1 && device != device_)
+    throw std::invalid_argument("scankit: this context's storage is on device " + std::to_string(device_) +
+                                " but device " + std::to_string(device) +
+                                " is current (use one context per device)");
+  if (status_words <= status_words_ && scratch_bytes <= scratch_bytes_) return;
+  if (caller_owned_)
+    throw std::invalid_argument("scankit: caller workspace too small (this call needs " +
+                                std::to_string(workspace_bytes_for(status_words, scratch_bytes)) + " bytes)");
   if (status_words > status_words_) grow_status(status_words);
   if (scratch_bytes > scratch_bytes_) grow_scratch(scratch_bytes);
+  device_ = device;
 }
 
 detail::workspace_view context::acquire(std::size_t status_words, std::size_t scratch_bytes, unsigned launches) {

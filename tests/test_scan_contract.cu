@@ -646,6 +646,10 @@ TEST_CASE("a too-small caller workspace throws before launching", "[gpu][contrac
       d_in.upload(c.in, stream);
       d_out.poison(stream);
       CHECK_THROWS_AS(run_scan(ctx, c, d_in.data(), d_out.data()), std::invalid_argument);
+      // The message names the whole workspace the call needs.
+      CHECK_THROWS_WITH(run_scan(ctx, c, d_in.data(), d_out.data()),
+                        Catch::Contains("needs " + std::to_string(scankit::scan_workspace_bytes(n, sizeof(T))) +
+                                        " bytes"));
       SKTEST_CUDA(cudaStreamSynchronize(stream));
       CHECK(count_unpoisoned(download_bytes(d_out.data(), d_out.bytes(), stream)) == 0);
     }

@@ -27,6 +27,12 @@ struct workspace_view;
 /// No device is touched until the first call that needs one, so a context can
 /// be created on a machine without a GPU; that first call then throws
 /// scankit::cuda_error saying no device is available.
+///
+/// A context's storage lives on one GPU: the device current when it first
+/// allocates, or the caller's buffer's device. A call made while another
+/// device is current throws std::invalid_argument before launching anything;
+/// a process that works on several GPUs uses one context per device (with a
+/// stream of that device).
 class context {
  public:
   /// A context on `stream` (default: the legacy default stream) with storage
@@ -36,8 +42,10 @@ class context {
   /// A context on `stream` that uses the caller's device buffer as its only
   /// temporary storage and never allocates. The buffer must stay valid for the
   /// context's lifetime; its contents are reset on the stream here (so create
-  /// it outside stream capture; std::invalid_argument otherwise). Calls that
-  /// need more than `bytes` throw std::invalid_argument (size the buffer with
+  /// it outside stream capture; std::invalid_argument otherwise). It must be
+  /// device (or managed) memory, 256-byte aligned (std::invalid_argument
+  /// otherwise). Calls that need more than `bytes` throw std::invalid_argument
+  /// naming the size they need (size the buffer with
   /// scankit::scan_workspace_bytes).
   context(cudaStream_t stream, void* d_workspace, std::size_t bytes);
 
@@ -74,6 +82,8 @@ class context {
   cudaStream_t stream_;
   bool device_checked_ = false;
   bool caller_owned_ = false;
+  // The device the storage lives on; -1 while there is none.
+  int device_ = -1;
   // Look-back status words (uint64): only ever hold tile-status tags, so stale
   // words from earlier calls can never look valid (see detail/lookback).
   void* d_status_ = nullptr;

@@ -1,6 +1,7 @@
 // detail/launch_shape.cuh — grid sizes that depend on the current GPU.
 #pragma once
 
+#include <scankit/detail/kernel_settings.hpp>
 #include <scankit/error.hpp>
 
 #include <cuda_runtime.h>
@@ -11,9 +12,9 @@ namespace scankit::detail {
 
 /// SMs of the current device.
 inline unsigned current_sm_count() {
-  int device = 0, sms = 0;
-  throw_on_cuda_error(cudaGetDevice(&device), "cudaGetDevice");
-  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  int sms = 0;
+  throw_on_cuda_error(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()),
+                      "cudaDeviceGetAttribute");
   return unsigned(sms);
 }
 

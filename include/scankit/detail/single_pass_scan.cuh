@@ -7,6 +7,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/dependent_launch.cuh>
+#include <scankit/detail/kernel_settings.hpp>
 #include <scankit/detail/kernels/scan_kernel.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/maybe.cuh>
@@ -53,12 +54,7 @@ void launch_single_pass_scan(cudaStream_t stream, const In* d_in, Out* d_out, st
   const auto kernel = scan_kernel<In, T, Out, Op, Tuning, Exclusive, Order>;
   constexpr std::size_t smem_bytes = staged_tile_bytes<T, Tuning, In>;
   static_assert(smem_bytes <= 200 * 1024, "tile too large for shared memory: use a tuning with fewer rounds/threads");
-  static const bool smem_configured = [&] {  // once per kernel: allow > 48 KB of staged tile
-    throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
-                        "cudaFuncSetAttribute");
-    return true;
-  }();
-  (void)smem_configured;
+  prepare_kernel(kernel, Tuning::threads, smem_bytes);  // allows > 48 KB of staged tile
   launch_maybe_dependent(kernel, dependent, launch.num_tiles, Tuning::threads, smem_bytes, stream, name, d_in, d_out, op,
                          launch);
 }

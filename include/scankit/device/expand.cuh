@@ -9,6 +9,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/dependent_launch.cuh>
+#include <scankit/detail/kernel_settings.hpp>
 #include <scankit/detail/kernels/expand_kernel.cuh>
 #include <scankit/detail/ragged/merge_path_dispatch.cuh>
 #include <scankit/detail/ragged/ragged_checks.hpp>
@@ -59,8 +60,7 @@ void dispatch_expand(context& ctx, const Offset* d_offsets, std::size_t num_segm
                        ctx.stream());
   const auto kernel = expand_kernel<Offset, F>;
   constexpr std::size_t smem = expand_smem_bytes();
-  static const bool configured = (allow_dynamic_smem(kernel, smem), true);
-  (void)configured;
+  prepare_kernel(kernel, expand_shape::threads, smem);
   // The partition's programmatic dependent: the tiles start while it
   // finishes and wait for its splits.
   launch_maybe_dependent(kernel, true, unsigned(num_tiles), expand_shape::threads, smem, ctx.stream(), call, d_offsets, f,

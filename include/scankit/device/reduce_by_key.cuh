@@ -7,7 +7,7 @@
 
 #include <scankit/context.hpp>
 #include <scankit/detail/kernels/reduce_by_key_kernel.cuh>
-#include <scankit/detail/ragged/merge_path_dispatch.cuh>  // allow_dynamic_smem
+#include <scankit/detail/kernel_settings.hpp>
 #include <scankit/detail/ragged/ragged_checks.hpp>
 #include <scankit/detail/select/selectors.cuh>  // equal_to
 #include <scankit/error.hpp>
@@ -55,8 +55,7 @@ std::size_t run_reduce_by_key(context& ctx, const K* d_keys, const V* d_values, 
   } else {
     const auto kernel = reduce_by_key_kernel_for<K, V, Op, Equal>();
     constexpr std::size_t smem = reduce_by_key_smem_bytes<K, V>();
-    static const bool configured = (allow_dynamic_smem(kernel, smem), true);
-    (void)configured;
+    prepare_kernel(kernel, shape::threads, smem);
     const bool vector_loads =
         reinterpret_cast<std::uintptr_t>(d_keys) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_values) % 16 == 0;
     const reduce_by_key_launch L{n, std::uint32_t(num_tiles), vector_loads, ws.d_status,

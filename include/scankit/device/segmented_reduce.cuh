@@ -88,13 +88,8 @@ void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, c
                                const_cast<std::uint64_t*>(L.d_splits), stream);
   const auto kernel = detail::segmented_reduce_tiles_kernel<T, Offset, Op>;
   constexpr std::size_t smem = detail::segmented_reduce_smem<T, Offset>::bytes;
-  static const unsigned resident = [&] {  // once per kernel: shared memory limit, blocks per SM
-    detail::allow_dynamic_smem(kernel, smem);
-    int blocks = 0;
-    detail::throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, shape::threads, smem),
-                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    return detail::current_sm_count() * unsigned(blocks > 0 ? blocks : 1);
-  }();
+  const int blocks_per_sm = detail::prepare_kernel(kernel, shape::threads, smem);  // also the shared memory limit
+  const unsigned resident = detail::current_sm_count() * unsigned(blocks_per_sm);
   const unsigned blocks = num_tiles < resident ? unsigned(num_tiles) : resident;
   // Each launch after the partition is its predecessor's programmatic
   // dependent: it starts while that one finishes and waits for its results.

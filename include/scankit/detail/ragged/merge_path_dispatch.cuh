@@ -73,11 +73,4 @@ void partition_merge_path(const Offset* d_boundaries, std::uint64_t num_boundari
   else launch(std::integral_constant<unsigned, 1>{});
 }
 
-/// Allows `bytes` of dynamic shared memory for `kernel` (once per kernel).
-template <class Kernel>
-void allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
-  throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                      "cudaFuncSetAttribute");
-}
-
 }  // namespace scankit::detail

@@ -92,14 +92,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   constexpr int block_threads = select_block_threads<Mode, Value, Tuning>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
   const unsigned sms = current_sm_count();
-  static const int blocks_per_sm = [&] {  // once per kernel: allow > 48 KB of staged tiles; resident blocks
-    throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
-                        "cudaFuncSetAttribute");
-    int blocks = 0;
-    throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, smem_bytes),
-                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    return blocks > 0 ? blocks : 1;
-  }();
+  const int blocks_per_sm = prepare_kernel(kernel, block_threads, smem_bytes);  // allows > 48 KB of staged tiles
 
   // Partition's count: in the selection launch itself, cooperative, on a
   // tuning that counts in the launch (select_counting_in_launch); else, or
