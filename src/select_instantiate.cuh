@@ -25,7 +25,7 @@ std::size_t with_value_word(std::size_t value_bytes, F&& f) {
                                           const predicate<T>& pred, std::size_t* d_count,                        \
                                           const scan_policy& policy) {                                           \
     return run_select<select_mode::compact>(ctx, device::detail_select::plain_arrays(d_in, d_out),               \
-                                            predicate_selector<compare_predicate<T>>{{pred}}, n, d_count, policy, \
+                                            predicate_selector<predicate<T>>{pred}, n, d_count, policy,           \
                                             d_count ? "compact_if_async" : "compact_if");                        \
   }                                                                                                               \
   std::size_t scankit::detail::compact_pairs_if(context& ctx, const T* d_keys_in, const void* d_values_in,       \
@@ -38,7 +38,7 @@ std::size_t with_value_word(std::size_t value_bytes, F&& f) {
           ctx,                                                                                                    \
           device::detail_select::pair_arrays(d_keys_in, static_cast<const V*>(d_values_in), nullptr, 0,          \
                                              d_keys_out, static_cast<V*>(d_values_out)),                         \
-          predicate_selector<compare_predicate<T>>{{pred}}, n, d_count, policy,                                  \
+          predicate_selector<predicate<T>>{pred}, n, d_count, policy,                                             \
           d_count ? "compact_pairs_if_async" : "compact_pairs_if");                                              \
     });                                                                                                           \
   }                                                                                                               \
@@ -46,7 +46,7 @@ std::size_t with_value_word(std::size_t value_bytes, F&& f) {
                                             const predicate<T>& pred, std::size_t* d_count,                      \
                                             const scan_policy& policy) {                                         \
     return run_select<select_mode::partition>(ctx, device::detail_select::plain_arrays(d_in, d_out),             \
-                                              predicate_selector<compare_predicate<T>>{{pred}}, n, d_count,      \
+                                              predicate_selector<predicate<T>>{pred}, n, d_count,                 \
                                               policy, d_count ? "partition_if_async" : "partition_if");          \
   }                                                                                                               \
   std::size_t scankit::detail::unique(context& ctx, const T* d_in, T* d_out, std::size_t n, std::size_t* d_count, \

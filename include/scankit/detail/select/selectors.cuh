@@ -111,25 +111,40 @@ inline constexpr bool reads_item_before = false;
 template <class Eq>
 inline constexpr bool reads_item_before<run_head_selector<Eq>> = true;
 
-/// The host API's predicates (scankit/select_predicate.hpp), evaluated on the
-/// device. Comparisons are T's own: NaN fails all but not_equal.
+/// Selects items by one of the host API's predicates
+/// (scankit/select_predicate.hpp) with T's own comparisons (NaN fails all but
+/// not_equal and outside_range). The comparison is chosen once per vector,
+/// then applied to each item: a choice per item compiles to an indirect
+/// branch per item.
 template <class T>
-struct compare_predicate {
-  predicate<T> p;
+struct predicate_selector<predicate<T>> {
+  predicate<T> pred;
 
-  __device__ __forceinline__ bool operator()(const T& x) const {
-    switch (p.kind) {
-      case compare::not_zero: return x != T(0);
-      case compare::equal: return x == p.a;
-      case compare::not_equal: return x != p.a;
-      case compare::less: return x < p.a;
-      case compare::less_equal: return x <= p.a;
-      case compare::greater: return x > p.a;
-      case compare::greater_equal: return x >= p.a;
-      case compare::in_range: return p.a <= x && x < p.b;
-      case compare::outside_range: return !(p.a <= x && x < p.b);
+  template <int Vec, class Item>
+  __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
+    const T a = pred.a, b = pred.b;
+    switch (pred.kind) {
+      case compare::not_zero: return each(v, [](const T& x) { return x != T(0); });
+      case compare::equal: return each(v, [a](const T& x) { return x == a; });
+      case compare::not_equal: return each(v, [a](const T& x) { return x != a; });
+      case compare::less: return each(v, [a](const T& x) { return x < a; });
+      case compare::less_equal: return each(v, [a](const T& x) { return x <= a; });
+      case compare::greater: return each(v, [a](const T& x) { return x > a; });
+      case compare::greater_equal: return each(v, [a](const T& x) { return x >= a; });
+      case compare::in_range: return each(v, [a, b](const T& x) { return a <= x && x < b; });
+      case compare::outside_range: return each(v, [a, b](const T& x) { return !(a <= x && x < b); });
     }
-    return false;
+    return 0;
+  }
+
+ private:
+  /// Bit j: test(v[j]).
+  template <int Vec, class Item, class Test>
+  __device__ __forceinline__ static unsigned each(const Item (&v)[Vec], Test test) {
+    unsigned bits = 0;
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) bits |= unsigned(test(v[j])) << j;
+    return bits;
   }
 };
 
