@@ -58,6 +58,7 @@
 #include <scankit/detail/lookback/launch_ticket.cuh>
 #include <scankit/detail/lookback/look_back.cuh>
 #include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/no_values.hpp>
 #include <scankit/detail/select/count_selected.cuh>
 #include <scankit/detail/select/selectors.cuh>
 #include <scankit/detail/thread/bulk_copy.cuh>
@@ -78,9 +79,6 @@ enum class select_mode {
   partition,          // selected items in order, then the rejected ones in order
   run_length_encode,  // the selector marks run heads: head values, and run lengths
 };
-
-/// No values travel with the items.
-struct no_values {};
 
 /// Carried from one launch of a call to the next.
 struct select_carry {
