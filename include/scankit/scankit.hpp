@@ -11,3 +11,4 @@
 #include <scankit/scan.hpp>
 #include <scankit/segmented_reduce.hpp>
 #include <scankit/select.hpp>
+#include <scankit/sort.hpp>

@@ -1,0 +1,186 @@
+// detail/kernels/onesweep_kernel.cuh — one pass of the radix sort over one
+// portion of the keys, in a single kernel (onesweep, Adinets & Merrill 2022):
+// the keys are read once and written once per pass.
+//
+// Each block takes a tile by ticket (tiles in launch order), then:
+//   1. load   — each warp a contiguous span of the tile, lane-strided;
+//   2. rank   — per warp, item by item: lanes with the same digit find each
+//               other (__match_any_sync) and count from the warp's running
+//               count of that digit, so equal digits keep their input order;
+//   3. count  — thread d adds up digit d over the warps and publishes the
+//               tile's count of digit d at once (tile_status, one tagged word
+//               per tile and digit); a block scan gives where each digit's
+//               keys start in the tile;
+//   4. look back — thread d walks back over the earlier tiles' words of digit
+//               d, adding their counts until one holds an inclusive count,
+//               then publishes its own inclusive count; the portion's last
+//               tile also says where the next portion's keys of each digit
+//               start;
+//   5. stage  — keys (then values) go to shared memory in digit order;
+//   6. write  — thread j writes staged item j to its digit's start + j, so a
+//               run of one digit goes to consecutive addresses.
+// Counts in the status words are within the portion (at most 2^26 keys); the
+// 64-bit start of each digit comes from the portion's starts array.
+#pragma once
+
+#include <scankit/detail/block/block_sum.cuh>
+#include <scankit/detail/lookback/launch_ticket.cuh>
+#include <scankit/detail/lookback/tile_status.cuh>
+#include <scankit/detail/no_values.hpp>
+#include <scankit/detail/sort/radix_key.cuh>
+#include <scankit/detail/warp/shuffle.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace scankit::detail {
+
+/// Keys per portion: one launch per portion and pass, so that counts within
+/// a portion fit the status words' 32 bits and the status words stay few.
+inline constexpr std::size_t onesweep_portion_items = std::size_t(1) << 26;
+
+/// The block and tile of the onesweep kernel for keys of Bits and values of
+/// Value (no_values: keys only).
+template <class Bits, class Value>
+struct onesweep_shape {
+  static constexpr int threads = radix_digits;  // thread d looks back over digit d
+  static constexpr int items = sizeof(Bits) == 4 ? 16 : 8;  // keys per thread
+  static constexpr std::uint32_t tile = std::uint32_t(threads) * items;
+  static constexpr bool has_values = !std::is_same_v<Value, no_values>;
+  /// Dynamic shared memory: the staged keys, then the staged values.
+  static constexpr std::size_t staged_bytes = tile * sizeof(Bits) + (has_values ? tile * sizeof(Value) : 0);
+  static_assert(onesweep_portion_items % tile == 0, "whole tiles per portion");
+  static_assert(tile * sizeof(Bits) % 16 == 0, "staged values 16-byte aligned");
+};
+
+/// The arguments of one onesweep launch.
+template <class Bits, class Value>
+struct onesweep_launch {
+  const Bits* d_keys_in;      // the portion's keys
+  Bits* d_keys_out;           // the whole output
+  const Value* d_values_in;   // the portion's values (keys only: unused)
+  Value* d_values_out;        // the whole output (keys only: unused)
+  std::uint32_t items;        // keys in the portion
+  std::uint32_t num_tiles;
+  radix_digit digit;
+  const unsigned long long* d_portion_starts;  // where the portion's keys of digit d start
+  unsigned long long* d_next_portion_starts;   // the next portion's: written by the last tile
+  std::uint64_t* d_status;    // [0]: ticket counter; then num_tiles * 256 status words
+};
+
+template <class Bits, class Value>
+__global__ void __launch_bounds__(radix_digits) onesweep_kernel(onesweep_launch<Bits, Value> L) {
+  using shape = onesweep_shape<Bits, Value>;
+  constexpr int threads = shape::threads, items = shape::items, warps = threads / warp_threads;
+  constexpr std::uint32_t warp_span = std::uint32_t(warp_threads) * items;
+  extern __shared__ __align__(16) unsigned char onesweep_staging[];
+  Bits* const staged_keys = reinterpret_cast<Bits*>(onesweep_staging);
+  Value* const staged_values = reinterpret_cast<Value*>(onesweep_staging + shape::tile * sizeof(Bits));
+  __shared__ std::uint32_t warp_digit_counts[warps][radix_digits];  // then: the warps' exclusive counts
+  __shared__ std::uint32_t tile_digit_starts[radix_digits];
+  __shared__ unsigned long long digit_destinations[radix_digits];  // output index of tile position 0, per digit
+  __shared__ launch_ticket ticket;
+
+  const int lane = lane_id(), warp = int(threadIdx.x) / warp_threads;
+  if (threadIdx.x == 0) ticket = redeem_ticket(L.d_status, draw_ticket(L.d_status), L.num_tiles);
+  for (int d = lane; d < radix_digits; d += warp_threads) warp_digit_counts[warp][d] = 0;
+  __syncthreads();
+  const launch_ticket my = ticket;
+  const std::uint32_t tile_begin = my.tile * shape::tile;
+  const std::uint32_t tile_items = L.items - tile_begin < shape::tile ? L.items - tile_begin : shape::tile;
+  const std::uint32_t warp_begin = std::uint32_t(warp) * warp_span;
+
+  // 1. Load: item i of lane l is tile position warp_begin + 32 i + l.
+  Bits keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const std::uint32_t at = warp_begin + std::uint32_t(i) * warp_threads + lane;
+    keys[i] = at < tile_items ? L.d_keys_in[tile_begin + at] : Bits(0);
+  }
+
+  // 2. Rank within the warp, in tile order. Past the end: digit 256, which
+  //    matches no real digit and counts nowhere.
+  std::uint32_t ranks[items];
+  const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const bool valid = warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items;
+    const std::uint32_t d = valid ? L.digit.of(keys[i]) : std::uint32_t(radix_digits);
+    const unsigned peers = __match_any_sync(full_warp_mask, d);
+    const std::uint32_t before = valid ? warp_digit_counts[warp][d] : 0u;
+    __syncwarp();
+    if (valid && lane == 31 - __clz(peers)) warp_digit_counts[warp][d] = before + __popc(peers);
+    __syncwarp();
+    ranks[i] = before + __popc(peers & lanes_below);
+  }
+  __syncthreads();
+
+  // 3. Count (thread d: digit d): the warps' exclusive counts and the tile's
+  //    count, published before anything else; then the tile's digit starts.
+  const std::uint32_t d = threadIdx.x;
+  std::uint32_t count = 0;
+#pragma unroll
+  for (int w = 0; w < warps; ++w) {
+    const std::uint32_t c = warp_digit_counts[w][d];
+    warp_digit_counts[w][d] = count;
+    count += c;
+  }
+  const tile_status<std::uint32_t> status(L.d_status + 1, nullptr, L.num_tiles * radix_digits);
+  const std::uint32_t word = my.tile * radix_digits + d;
+  status.publish(word, my.tile == 0 ? tile_state::inclusive : tile_state::aggregate, count, my.tag);
+  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the counts above)
+  tile_digit_starts[d] = tile_start;
+
+  // 4. Look back over digit d: its count in the portion's earlier tiles.
+  //    Tile 0 publishes an inclusive count, so the walk stops by then.
+  std::uint32_t before = 0;
+  if (my.tile > 0) {
+    std::uint32_t pred = my.tile - 1;
+    unsigned backoff_ns = 8;
+    while (true) {
+      const tile_reading<std::uint32_t> r = status.read(pred * radix_digits + d, my.tag);
+      if (r.state == tile_state::invalid) {
+        __nanosleep(backoff_ns);
+        if (backoff_ns < 256) backoff_ns *= 2;
+        continue;
+      }
+      before += r.value;
+      if (r.state == tile_state::inclusive) break;
+      --pred;
+    }
+    status.publish(word, tile_state::inclusive, before + count, my.tag);
+  }
+  const unsigned long long portion_start = L.d_portion_starts[d];
+  digit_destinations[d] = portion_start + before - tile_start;
+  if (my.tile == L.num_tiles - 1) L.d_next_portion_starts[d] = portion_start + before + count;
+  __syncthreads();
+
+  // 5. Stage keys, then values, at their tile positions in digit order.
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    if (warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items) {
+      const std::uint32_t k = L.digit.of(keys[i]);
+      ranks[i] += tile_digit_starts[k] + warp_digit_counts[warp][k];
+      staged_keys[ranks[i]] = keys[i];
+    }
+  }
+  if constexpr (shape::has_values) {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::uint32_t at = warp_begin + std::uint32_t(i) * warp_threads + lane;
+      if (at < tile_items) staged_values[ranks[i]] = L.d_values_in[tile_begin + at];
+    }
+  }
+  __syncthreads();
+
+  // 6. Write: tile position j of digit k goes to digit_destinations[k] + j.
+  for (std::uint32_t j = threadIdx.x; j < tile_items; j += threads) {
+    const Bits key = staged_keys[j];
+    const unsigned long long to = digit_destinations[L.digit.of(key)] + j;
+    L.d_keys_out[to] = key;
+    if constexpr (shape::has_values) L.d_values_out[to] = staged_values[j];
+  }
+}
+
+}  // namespace scankit::detail
