@@ -1,10 +1,10 @@
 // benchmarks/bench_common.cuh — the harness shared by the benchmark drivers
-// (scan_bench.cu, scan_tuning_bench.cu, scan_policies_bench.cu,
-// compact_bench.cu): the options every driver takes, CUDA error checks that
-// exit, reproducible inputs with an exact host reference, full-array device
-// comparison, event timing (median of single calls), rotation of buffer pairs
-// past the L2, verify-time-recheck of a contender against a verified result,
-// CUB's InclusiveSum as the reference contender, and the results CSV of
+// (benchmarks/*_bench.cu): the run's header line and CSV identity, the
+// options every driver takes, CUDA error checks that exit, reproducible
+// inputs with an exact host reference, full-array device comparison, event
+// timing (median of single calls), rotation of buffer pairs past the L2,
+// verify-time-recheck of a contender against a verified result, CUB's
+// InclusiveSum as the reference contender, and the results CSV of
 // docs/benchmarks.md.
 //
 // Inputs. Element i is d_i = a nonzero integer in [-16, 16] drawn by a
@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <cstdarg>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -876,6 +877,40 @@ class csv_writer {
   std::FILE* file_ = nullptr;
   std::string path_, gpu_, date_, commit_;
 };
+
+/// printf into a std::string.
+__attribute__((format(printf, 1, 2))) inline std::string format(const char* fmt, ...) {
+  va_list args, again;
+  va_start(args, fmt);
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
+  std::string text(size > 0 ? std::size_t(size) : 0, '\0');
+  if (size > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, again);
+  va_end(again);
+  return text;
+}
+
+/// The start of every driver's run: the device (its line printed), the
+/// commit and date its CSVs record, and the run's header line
+/// "# <driver>: commit C, date D, CCCL x.y.z, <details>".
+struct run_identity {
+  device_info dev;
+  std::string commit, date;
+
+  /// Opens `csv` at `path` (nothing when empty) for this run.
+  template <class Writer>
+  void open(Writer& csv, const std::string& path) const {
+    csv.open(path, dev.name, date, commit);
+  }
+};
+
+inline run_identity begin_run(const char* driver, const std::string& commit_option, const std::string& details) {
+  run_identity run{query_device(), commit_id(commit_option), utc_date()};
+  std::printf("# %s: commit %s, date %s, CCCL %d.%d.%d, %s\n", driver, run.commit.c_str(), run.date.c_str(),
+              CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, details.c_str());
+  return run;
+}
 
 inline int log2_exact(std::size_t n) {
   int k = 0;

@@ -1253,18 +1253,17 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# compact_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median; %d at n >= 2^30)%s, "
-                "warm-up %d, seed %llu\n",
-                commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
-                o.big_reps, o.held ? ", held" : ", unheld", o.warmup, (unsigned long long)o.seed);
+    const bench::run_identity run =
+        bench::begin_run("compact_bench", o.commit,
+                         bench::format("reps %d (median; %d at n >= 2^30)%s, warm-up %d, seed %llu", o.reps, o.big_reps,
+                                       o.held ? ", held" : ", unheld", o.warmup, (unsigned long long)o.seed));
+    const bench::device_info& dev = run.dev;
     std::printf("# %% of copy credits each operation with the bytes it must move (compact_bench.cu): flagged "
                 "n(T+1)+kT, if and if_host nT+kT, partition n(T+1)+nT, unique nT+kT, rle nT+k(T+4); the copy "
                 "moves 2nT\n");
     bench::csv_writer csv, back_to_back_csv;
-    csv.open(o.csv, dev.name, date, commit);
-    back_to_back_csv.open(o.back_to_back_csv, dev.name, date, commit);
+    run.open(csv, o.csv);
+    run.open(back_to_back_csv, o.back_to_back_csv);
 
     scankit::context ctx{stream};
     std::vector<case_result> results;

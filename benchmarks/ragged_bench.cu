@@ -1550,16 +1550,15 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# ragged_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median), warm-up %d, slow budget %.0f ms "
-                "(>= %d reps), seed %llu\n",
-                commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
-                o.warmup, o.slow_budget_ms, o.slow_min_reps, (unsigned long long)o.seed);
+    const bench::run_identity run = bench::begin_run(
+        "ragged_bench", o.commit,
+        bench::format("reps %d (median), warm-up %d, slow budget %.0f ms (>= %d reps), seed %llu", o.reps, o.warmup,
+                      o.slow_budget_ms, o.slow_min_reps, (unsigned long long)o.seed));
+    const bench::device_info& dev = run.dev;
     std::printf("# %% copy credits the bytes each primitive must move (ragged_bench.cu header); '~' before reps: "
                 "fewer timed calls under the slow budget\n");
     bench::csv_writer csv;
-    csv.open(o.csv, dev.name, date, commit);
+    run.open(csv, o.csv);
     scankit::context ctx{stream};
     bench::event_timer timer(stream, o.reps);
     copy_cache copies;

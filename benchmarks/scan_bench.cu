@@ -260,13 +260,12 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# scan_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median), warm-up %d, seed %llu\n",
-                commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
-                o.warmup, (unsigned long long)o.seed);
+    const bench::run_identity run = bench::begin_run(
+        "scan_bench", o.commit,
+        bench::format("reps %d (median), warm-up %d, seed %llu", o.reps, o.warmup, (unsigned long long)o.seed));
+    const bench::device_info& dev = run.dev;
     bench::csv_writer csv;
-    csv.open(o.csv, dev.name, date, commit);
+    run.open(csv, o.csv);
 
     scankit::context ctx{stream};
     cub_temp temp;

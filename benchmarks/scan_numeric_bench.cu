@@ -641,19 +641,19 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# scan_numeric_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median), warm-up %d, slow budget "
-                "%.0f ms (>= %d reps), %d repeat runs, seed %llu, %u host threads\n",
-                commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps,
-                o.warmup, o.slow_budget_ms, o.slow_min_reps, o.runs, (unsigned long long)o.seed,
-                std::thread::hardware_concurrency());
+    const bench::run_identity run =
+        bench::begin_run("scan_numeric_bench", o.commit,
+                         bench::format("reps %d (median), warm-up %d, slow budget %.0f ms (>= %d reps), %d repeat "
+                                       "runs, seed %llu, %u host threads",
+                                       o.reps, o.warmup, o.slow_budget_ms, o.slow_min_reps, o.runs,
+                                       (unsigned long long)o.seed, std::thread::hardware_concurrency()));
+    const bench::device_info& dev = run.dev;
     std::printf("# errors vs the exact prefix sums rounded to the type (header comment); '~' before reps: fewer timed "
                 "calls under the slow budget; distinct = different outputs over the repeat runs\n");
     bench::csv_writer csv;
-    csv.open(o.csv, dev.name, date, commit);
+    run.open(csv, o.csv);
     accuracy_writer acc;
-    acc.open(o.accuracy_csv, dev.name, date, commit);
+    run.open(acc, o.accuracy_csv);
 
     scankit::context ctx{stream};
     bench::event_timer timer(stream, o.reps);

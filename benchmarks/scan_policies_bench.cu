@@ -292,15 +292,14 @@ int main(int argc, char** argv) {
   const options o = parse_options(argc, argv);
   const std::vector<scankit::scan_policy> policies = selected_policies(o);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# scan_policies_bench: commit %s, date %s, CCCL %d.%d.%d, %zu policies, reps %d (median; at most %d "
-                "for calls over %.0f ms), warm-up %d, seed %llu\n",
-                commit.c_str(), date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION,
-                policies.size(), o.reps, std::min(o.slow_reps, o.reps), o.slow_ms, o.warmup,
-                (unsigned long long)o.seed);
+    const bench::run_identity run = bench::begin_run(
+        "scan_policies_bench", o.commit,
+        bench::format("%zu policies, reps %d (median; at most %d for calls over %.0f ms), warm-up %d, seed %llu",
+                      policies.size(), o.reps, std::min(o.slow_reps, o.reps), o.slow_ms, o.warmup,
+                      (unsigned long long)o.seed));
+    const bench::device_info& dev = run.dev;
     bench::csv_writer csv;
-    csv.open(o.csv, dev.name, date, commit);
+    run.open(csv, o.csv);
     scankit::context ctx{stream};
     std::vector<policy_result> results;
     std::map<std::size_t, bench::sampled_reference> references;

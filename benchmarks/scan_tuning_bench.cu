@@ -235,12 +235,11 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::device_info dev = bench::query_device();
-    const std::string commit = bench::commit_id(o.commit), date = bench::utc_date();
-    std::printf("# scan_tuning_bench: commit %s, date %s, CCCL %d.%d.%d, reps %d (median), warm-up %d\n", commit.c_str(),
-                date.c_str(), CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION, o.reps, o.warmup);
+    const bench::run_identity run = bench::begin_run("scan_tuning_bench", o.commit,
+                                                     bench::format("reps %d (median), warm-up %d", o.reps, o.warmup));
+    const bench::device_info& dev = run.dev;
     bench::csv_writer csv;
-    csv.open(o.csv, dev.name, date, commit);
+    run.open(csv, o.csv);
     scankit::context ctx{stream};
     std::vector<tuning_result> results;
 
