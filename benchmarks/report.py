@@ -878,6 +878,12 @@ def write_markdown(cases, meta, csv_path, md_path, title):
     if policy_sweep(cases):
         lines += policy_tables(cases)
         lines += ["### All cases", ""]
+    if any(set(c["baselines"]) - {"cub", "thrust"} for c in cases.values()):
+        lines += other_baselines_table(cases, show_policy)
+        with open(md_path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print(f"wrote {md_path} ({len(cases)} cases)")
+        return
     show_thrust = any("thrust" in c["baselines"] for c in cases.values())
     cols = ["type", "variant"] + (["policy"] if show_policy else []) + [
         "n", "scankit ms", "CUB ms"] + (["Thrust ms"] if show_thrust else []) + [
@@ -896,6 +902,27 @@ def write_markdown(cases, meta, csv_path, md_path, title):
     with open(md_path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {md_path} ({len(cases)} cases)")
+
+
+BASELINE_NAMES = {"cub": "CUB", "thrust": "Thrust", "cusparse": "cuSPARSE", "cub_cusparse": "CUB + cuSPARSE"}
+
+
+def other_baselines_table(cases, show_policy):
+    """A row per case and baseline, for CSVs whose baselines are not CUB and
+    Thrust alone (csr.csv: cuSPARSE, a CUB + cuSPARSE pipeline)."""
+    cols = ["primitive", "type", "variant"] + (["policy"] if show_policy else []) + [
+        "n", "scankit ms", "baseline", "baseline ms", "copy ms", "scankit % copy", "baseline % copy", "speedup"]
+    lines = ["| " + " | ".join(cols) + " |",
+             "|" + "|".join("---" if i < (4 if show_policy else 3) else "---:" for i in range(len(cols))) + "|"]
+    for k in sorted_keys(cases):
+        c = cases[k]
+        sk, cp = c["scankit_ms"], c["copy_ms"]
+        for b, ms in sorted(c["baselines"].items()):
+            row = [k[0], k[3], k[1]] + ([k[2]] if show_policy else []) + [
+                size_label(k[4]), fmt_ms(sk), BASELINE_NAMES.get(b, b), fmt_ms(ms), fmt_ms(cp),
+                fmt_pct(cp / sk * 100), fmt_pct(cp / ms * 100), fmt_x(ratio(ms, sk))]
+            lines.append("| " + " | ".join(row) + " |")
+    return lines
 
 
 def write_plot(cases, meta, png_path, title):
@@ -1064,7 +1091,8 @@ def main():
     elif policy_sweep(cases):
         title = f"{', '.join(primitives)}: scan policies (grid strategy / block algorithm) vs CUB / cudaMemcpy"
     else:
-        title = f"{', '.join(primitives)}: scankit vs CUB / Thrust / cudaMemcpy"
+        names = sorted({BASELINE_NAMES.get(b, b) for c in cases.values() for b in c["baselines"]})
+        title = f"{', '.join(primitives)}: scankit vs {' / '.join(names + ['cudaMemcpy'])}"
     stem = os.path.splitext(args.csv)[0]
     if args.out_dir:
         stem = os.path.join(args.out_dir, os.path.basename(stem))
