@@ -282,7 +282,7 @@ inline void require_free_memory(std::size_t bytes, const std::string& what) {
   if (bytes + (std::size_t(256) << 20) > free_b) {
     std::ostringstream s;
     s << what << " needs " << bytes / 1048576.0 << " MiB of device memory, only " << free_b / 1048576.0
-      << " MiB free (lower --max-log)";
+      << " MiB free (run smaller sizes)";
     die(1, s.str());
   }
 }
