@@ -912,6 +912,12 @@ inline run_identity begin_run(const char* driver, const std::string& commit_opti
   return run;
 }
 
+/// begin_run with the details of run_options: reps, warm-up, seed.
+inline run_identity begin_run(const char* driver, const run_options& o) {
+  return begin_run(driver, o.commit,
+                   format("reps %d (median), warm-up %d, seed %llu", o.reps, o.warmup, (unsigned long long)o.seed));
+}
+
 inline int log2_exact(std::size_t n) {
   int k = 0;
   while ((std::size_t(1) << k) < n) ++k;

@@ -260,9 +260,7 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const options o = parse_options(argc, argv);
   try {
-    const bench::run_identity run = bench::begin_run(
-        "scan_bench", o.commit,
-        bench::format("reps %d (median), warm-up %d, seed %llu", o.reps, o.warmup, (unsigned long long)o.seed));
+    const bench::run_identity run = bench::begin_run("scan_bench", o);
     const bench::device_info& dev = run.dev;
     bench::csv_writer csv;
     run.open(csv, o.csv);
