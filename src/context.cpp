@@ -172,9 +172,15 @@ void context::reserve(std::size_t status_words, std::size_t scratch_bytes) {
   if (caller_owned_)
     throw std::invalid_argument("scankit: caller workspace too small (this call needs " +
                                 std::to_string(workspace_bytes_for(status_words, scratch_bytes)) + " bytes)");
-  if (status_words > status_words_) grow_status(status_words);
-  if (scratch_bytes > scratch_bytes_) grow_scratch(scratch_bytes);
-  device_ = device;
+  // Bound by each allocation that succeeds, so one that fails after the other still leaves the context bound.
+  if (status_words > status_words_) {
+    grow_status(status_words);
+    device_ = device;
+  }
+  if (scratch_bytes > scratch_bytes_) {
+    grow_scratch(scratch_bytes);
+    device_ = device;
+  }
 }
 
 detail::workspace_view context::acquire(std::size_t status_words, std::size_t scratch_bytes, unsigned launches) {

@@ -7,14 +7,26 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 namespace scankit::detail {
 namespace {
 
-using kernel_key = std::tuple<const void*, int, std::size_t, int>;  // kernel, threads, shared bytes, device
+using kernel_on_device = std::pair<const void*, int>;                      // kernel, device
+using launch_shape_key = std::tuple<const void*, int, std::size_t, int>;  // kernel, threads, shared bytes, device
 
-std::mutex settings_mutex;
-std::map<kernel_key, int> blocks_per_sm;  // guarded by settings_mutex
+/// What has been set and asked so far. Built on first use (so calls from
+/// other translation units' static constructors find it built).
+struct kernel_settings {
+  std::mutex mutex;
+  std::map<kernel_on_device, std::size_t> smem_limit;  // the dynamic shared-memory limit set on each
+  std::map<launch_shape_key, int> blocks_per_sm;
+};
+
+kernel_settings& settings() {
+  static kernel_settings* const s = new kernel_settings;  // never destroyed: calls from static destructors work
+  return *s;
+}
 
 }  // namespace
 
@@ -25,21 +37,24 @@ int current_device() {
 }
 
 int prepare_kernel(const void* kernel, int block_threads, std::size_t smem_bytes) {
-  const kernel_key key{kernel, block_threads, smem_bytes, current_device()};
-  {
-    const std::lock_guard<std::mutex> lock(settings_mutex);
-    if (const auto it = blocks_per_sm.find(key); it != blocks_per_sm.end()) return it->second;
+  const int device = current_device();
+  kernel_settings& s = settings();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  const launch_shape_key key{kernel, block_threads, smem_bytes, device};
+  if (const auto it = s.blocks_per_sm.find(key); it != s.blocks_per_sm.end()) return it->second;
+  // The limit is one per kernel and device: only ever raised, so a smaller
+  // shape prepared later never takes room from a larger one prepared before.
+  std::size_t& limit = s.smem_limit[{kernel, device}];
+  if (smem_bytes > limit) {
+    throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
+                        "cudaFuncSetAttribute");
+    limit = smem_bytes;
   }
-  // Asked outside the lock: both calls are idempotent, so two threads that
-  // race here store the same answer.
-  throw_on_cuda_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)),
-                      "cudaFuncSetAttribute");
   int blocks = 0;
   throw_on_cuda_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, smem_bytes),
                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   if (blocks < 1) blocks = 1;
-  const std::lock_guard<std::mutex> lock(settings_mutex);
-  blocks_per_sm.emplace(key, blocks);
+  s.blocks_per_sm.emplace(key, blocks);
   return blocks;
 }
 

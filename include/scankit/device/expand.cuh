@@ -56,11 +56,11 @@ void dispatch_expand(context& ctx, const Offset* d_offsets, std::size_t num_segm
   const std::uint64_t num_tiles = merge_path_tiles(num_segments + 1, total, expand_shape::tile_diagonals, call);
   const workspace_view ws = ctx.acquire(0, merge_path_split_bytes(num_tiles));
   auto* d_splits = static_cast<std::uint64_t*>(ws.d_scratch);
-  partition_merge_path(d_offsets, num_segments + 1, total, expand_shape::tile_diagonals, num_tiles, d_splits,
-                       ctx.stream());
   const auto kernel = expand_kernel<Offset, F>;
   constexpr std::size_t smem = expand_smem_bytes();
-  prepare_kernel(kernel, expand_shape::threads, smem);
+  prepare_kernel(kernel, expand_shape::threads, smem);  // first: a device that cannot run it throws before any launch
+  partition_merge_path(d_offsets, num_segments + 1, total, expand_shape::tile_diagonals, num_tiles, d_splits,
+                       ctx.stream());
   // The partition's programmatic dependent: the tiles start while it
   // finishes and wait for its splits.
   launch_maybe_dependent(kernel, true, unsigned(num_tiles), expand_shape::threads, smem, ctx.stream(), call, d_offsets, f,

@@ -83,13 +83,14 @@ void segmented_reduce(context& ctx, const T* d_values, std::size_t num_values, c
   L.init = init;
   cudaStream_t stream = ctx.stream();
 
-  // Partition, then reduce the tiles with a persistent grid.
-  detail::partition_merge_path(d_offsets, num_boundaries, num_values, shape::tile_diagonals, num_tiles,
-                               const_cast<std::uint64_t*>(L.d_splits), stream);
+  // The kernel prepared first, so a device that cannot run it throws before anything is queued.
   const auto kernel = detail::segmented_reduce_tiles_kernel<T, Offset, Op>;
   constexpr std::size_t smem = detail::segmented_reduce_smem<T, Offset>::bytes;
   const int blocks_per_sm = detail::prepare_kernel(kernel, shape::threads, smem);  // also the shared memory limit
   const unsigned resident = detail::current_sm_count() * unsigned(blocks_per_sm);
+  // Partition, then reduce the tiles with a persistent grid.
+  detail::partition_merge_path(d_offsets, num_boundaries, num_values, shape::tile_diagonals, num_tiles,
+                               const_cast<std::uint64_t*>(L.d_splits), stream);
   const unsigned blocks = num_tiles < resident ? unsigned(num_tiles) : resident;
   // Each launch after the partition is its predecessor's programmatic
   // dependent: it starts while that one finishes and waits for its results.

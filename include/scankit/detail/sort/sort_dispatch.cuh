@@ -144,6 +144,9 @@ void radix_sort_bits(context& ctx, const Bits* d_keys_in, Bits* d_keys_out, cons
   auto* const d_portion_starts = reinterpret_cast<unsigned long long*>(scratch + storage.portion_starts);
   const bool descending = order == sort_order::descending;
 
+  const auto kernel = onesweep_kernel<Bits, Value>;
+  prepare_kernel(kernel, shape::threads, shape::staged_bytes);  // first: a device that cannot run it throws here
+
   // Every pass's digit counts in one read of the keys, then the digits' starts.
   throw_on_cuda_error(cudaMemsetAsync(d_counts, 0, std::size_t(passes) * radix_digits * sizeof(unsigned long long),
                                       stream),
@@ -162,8 +165,6 @@ void radix_sort_bits(context& ctx, const Bits* d_keys_in, Bits* d_keys_out, cons
   radix_pass_buffers<Value> values(d_values_in, d_values_out,
                                    reinterpret_cast<Value*>(scratch + storage.values_copy), passes,
                                    has_values ? n : 0, stream);
-  const auto kernel = onesweep_kernel<Bits, Value>;
-  prepare_kernel(kernel, shape::threads, shape::staged_bytes);
   for (int pass = 0; pass < passes; ++pass) {
     Bits* const keys_out = keys.destination(pass);
     Value* const values_out = values.destination(pass);
