@@ -10,9 +10,10 @@ namespace scankit::detail {
 
 /// Prepares `kernel` for blocks of `block_threads` threads with `smem_bytes`
 /// of dynamic shared memory on the current device (raises its dynamic
-/// shared-memory limit to `smem_bytes`) and returns how many such blocks one
-/// SM holds at once, at least 1. The first call per kernel, shape and device
-/// asks the CUDA runtime; later ones return what it said. Thread-safe.
+/// shared-memory limit to at least `smem_bytes`; never lowers it) and returns
+/// how many such blocks one SM holds at once, at least 1. The first call per
+/// kernel, shape and device asks the CUDA runtime; later ones return what it
+/// said. Thread-safe.
 int prepare_kernel(const void* kernel, int block_threads, std::size_t smem_bytes);
 
 /// prepare_kernel for a typed kernel pointer.
