@@ -29,14 +29,16 @@
 //            Key/value compaction stores each selected item and value
 //            straight to its slot.
 //
-// Compaction without values (compact, compact_if, unique) adds a resolver
-// warp to the block, and the block never waits for a look-back: the selecting
-// warps select tile k + 1 (warp 0 publishes its aggregate), rearrange tile k
-// and write it out, with two barriers among themselves per tile; the resolver
-// refills the buffer written out (its ticket drawn only then) and looks back
-// for the next tile, whose aggregate went out a whole tile earlier, while the
-// selecting warps work. (The other modes keep warp 0's look-back in phase 2:
-// partition measured 3–5 % slower with the resolver.)
+// Compaction without values (compact, compact_if, unique) and run-length
+// encoding add a resolver warp to the block, and the block never waits for a
+// look-back: the selecting warps select tile k + 1 (warp 0 publishes its
+// aggregate), rearrange tile k and write it out (run-length encoding: its
+// heads, then their lengths), with barriers among themselves only; the
+// resolver refills the buffer written out (its ticket drawn only then) and
+// looks back for the next tile, whose aggregate went out a whole tile
+// earlier, while the selecting warps work. (Partition and key/value
+// compaction keep warp 0's look-back in phase 2: partition measured 3–5 %
+// slower with the resolver.)
 //
 // Partition needs the call's selected count before it places a rejected
 // item. A call of one launch counts in the launch itself
@@ -116,9 +118,16 @@ constexpr std::size_t select_chunk_items(std::size_t tile) { return (std::size_t
 constexpr int select_stages = 3;
 
 /// Whether the block has a resolver warp (see the top of this file):
-/// compaction without values, and unique.
+/// compaction without values (and unique), and run-length encoding. Run-length
+/// encoding with it, against warp 0's look-back (H100, three interleaved
+/// rounds, medians of 25 calls, 10 / 50 / 90 % heads): uint32 −9.5 / +0.1 /
+/// +1.2 % at 2^28, −4.7 / −0.4 / −0.1 % at 2^24, −0.8 / −1.0 / −0.7 % at
+/// 2^20; uint64 −5.9 / −3.2 / −1.8 % at 2^28, −7.6 / −4.6 / −3.3 % at 2^24,
+/// +1.0 / +3.2 / +3.5 % at 2^20 (docs/select.md, "Run-length encoding on the
+/// resolver warp").
 template <select_mode Mode, class Value>
-inline constexpr bool select_resolver_warp = Mode == select_mode::compact && std::is_same_v<Value, no_values>;
+inline constexpr bool select_resolver_warp =
+    (Mode == select_mode::compact && std::is_same_v<Value, no_values>) || Mode == select_mode::run_length_encode;
 
 /// Threads per block: the tuning's selecting threads, and the resolver warp.
 template <select_mode Mode, class Value, class Tuning>
@@ -258,12 +267,14 @@ inline constexpr bool has_small_call_select_tuning =
 /// compact_if and unique on 896 × 5: −3.0 to −7.8 % at 2^27–2^30, −0.6 to −4.3 %
 /// at 2^25–2^26, but +0.4 to +4.9 % at 2^23–2^24 (on 992 × 4 they had measured
 /// −1.8 to +3.1 %); uint64 by byte flags on 512 × 8 (above): −7 to −11 % at 2^28,
-/// −3 to −8 % at 2^23–2^24 (on 992 × 4: +0.3 to +10 %). Not taken: partition and
-/// run-length encoding, which keep warp 0's look-back (+2 to +23 %); below
-/// 2^23 most kernels lost, up to 37 %.
+/// −3 to −8 % at 2^23–2^24 (on 992 × 4: +0.3 to +10 %). Not taken: partition
+/// (warp 0's look-back; +2 to +23 %, as was run-length encoding before it had
+/// the resolver warp, not measured since); below 2^23 most kernels lost, up to
+/// 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
 inline constexpr bool select_wide_tiles =
-    select_resolver_warp<Mode, Value> && (sizeof(Item) == 4 || sizeof(Item) == 8) && SideBytes <= 1;
+    select_resolver_warp<Mode, Value> && Mode == select_mode::compact && (sizeof(Item) == 4 || sizeof(Item) == 8) &&
+    SideBytes <= 1;
 
 /// The call size from which select_wide_tiles kernels run one block per SM:
 /// 2^25 for 4-byte items without flags (above), the small-call limit
@@ -376,8 +387,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   const std::uint32_t total_draws = static_tiles ? gridDim.x : L.num_tiles + gridDim.x;
 
   // Thread 0: put the next tile in buffer b — its ticket (in the loop drawn
-  // at the start of the scatter, so the atomic's latency is hidden;
-  // run-length encoding draws it right after the fill before), the
+  // at the start of the scatter, so the atomic's latency is hidden), the
   // bulk copies of the tile and, for selectors that compare neighbours, of
   // its lead (which ends with the item before the tile) — and arrive on the
   // buffer's barrier. Thread 0 waits on no global load here: a tile that
@@ -392,13 +402,6 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   std::uint64_t drawn = 0;               // thread 0: the ticket for the next fill
   std::uint32_t next_static = range_begin;  // thread 0, static tiles: the next tile of the block's range
   bool tagged = false;      // the filling thread: launch_tag set (by its first draw, before the prologue's barrier)
-  // Run-length encoding draws the next fill's ticket right after a fill, a
-  // whole iteration ahead of its use, instead of at the start of the
-  // scatter (H200, compact_bench, three runs: uint64 −3.4 to −7.7 % and
-  // uint32 −0.7 to −2.6 % from 2^24 up, within ±1.5 % below). The other
-  // modes keep the later draw: drawn ahead, partition and the 50 % cases
-  // measured 2–10 % slower (docs/select.md).
-  constexpr bool draw_ahead = runs;
   auto draw_early = [&] {
     if (drawing && !single_tile && !static_tiles) drawn = draw_ticket(L.d_status);
   };
@@ -565,6 +568,65 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
   };
 
+  // The launch's last tile, all its inclusive prefix: hand the counts on to
+  // the next launch, or finish the call (run-length encoding: the last run
+  // ends with the input).
+  auto finish_launch = [&](const prefix_t& all) {
+    select_carry out{carry.selected + count_of(all), carry.last_head};
+    if constexpr (runs)
+      if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
+    if (!L.last_chunk) {
+      L.d_state->carry[(L.chunk + 1) % 2] = out;
+    } else {
+      L.d_state->count = out.selected;
+      if (L.d_count != nullptr) *L.d_count = out.selected;
+      if constexpr (runs)
+        if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
+    }
+  };
+
+  // Run-length encoding, once buffer b's heads are out (first: the output
+  // slot of its first head; round_slot: the tile slot of this thread's first
+  // head of each round): head s of the tile ends the run before it, whose
+  // length goes to lengths[first + s - 1]. The heads' launch-local positions
+  // + 1 go to the buffer as uint32 (pos[0]: head_before, the head before
+  // them; 0 = none in this launch, then carry.last_head), in pieces of what
+  // the buffer holds (one piece unless nearly every item of a tile of items
+  // under 4 bytes is a head).
+  auto write_run_lengths = [&](int b, unsigned bits, const unsigned(&round_slot)[rounds], std::uint64_t first,
+                               std::uint32_t head_before) {
+    if constexpr (runs) {
+      constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
+      static_assert(piece_heads >= 1, "room for a head position after the one before it");
+      std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged_of(b));
+      const unsigned tile_begin = buffer_tile[b] * tile_size, tile_selected = count_of(tile_total[b]);
+      for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
+        selecting_sync();  // the buffer's previous contents are out
+        if (threadIdx.x == 0) pos[0] = head_before;
+#pragma unroll
+        for (int r = 0; r < rounds; ++r) {
+          unsigned slot = round_slot[r];
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            if ((bits >> (r * vec + j)) & 1u) {
+              if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
+              ++slot;
+            }
+          }
+        }
+        selecting_sync();
+        const unsigned heads = tile_selected - piece < piece_heads ? tile_selected - piece : piece_heads;
+        for (unsigned k = threadIdx.x; k < heads; k += threads) {
+          const std::uint64_t out = first + piece + k;
+          if (out == 0) continue;  // the call's first run: no run before it
+          const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
+          L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
+        }
+        if (threadIdx.x == 0) head_before = pos[heads];
+      }
+    }
+  };
+
   // Every launch is the programmatic dependent of the kernel before it in
   // the stream, so its blocks start while that one finishes: wait for it
   // before touching global memory — except partition's first launch after
@@ -584,8 +646,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // −2 to −6 % at 2^22–2^23). Where blocks meet one or two tiles it lost
     // up to 8 %; where they meet dozens it moved −1.1 to +2.0 %, as much as
     // the same build moved there without staggering. The other schedule
-    // fills every buffer at once: staggered there, run-length encoding
-    // measured up to 18 % slower and partition up to 5 %.
+    // fills every buffer at once: staggered there, partition measured up to
+    // 5 % slower (and run-length encoding, then in that schedule, up to 18 %;
+    // in this one, not staggering it measured −7.6 to +2.1 % at 2^22–2^23
+    // and within ±1.7 % elsewhere: no clear gain).
     constexpr std::uint32_t staggered_max_tiles_per_block = 8;
     const bool staggered_fills = L.num_tiles > std::uint32_t(stages) * gridDim.x &&
                                  L.num_tiles <= staggered_max_tiles_per_block * gridDim.x;
@@ -665,16 +729,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         }
         if (lane == 0) {
           buffer_prefix[b] = before;
-          if (tile == L.num_tiles - 1) {
-            // The launch's last tile: hand the count on, or finish the call.
-            const select_carry out{carry.selected + count_of(prefix_op{}(before, total)), carry.last_head};
-            if (!L.last_chunk) {
-              L.d_state->carry[(L.chunk + 1) % 2] = out;
-            } else {
-              L.d_state->count = out.selected;
-              if (L.d_count != nullptr) *L.d_count = out.selected;
-            }
-          }
+          if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
           mbarrier_arrive(&resolved[b]);
           // Every draw is redeemed: the block draws while it has had no
           // ticket past the end, so a tile follows this one.
@@ -717,12 +772,14 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // Tile k's selected items to their slots (from its aggregate's scan in
       // the iteration before).
       unsigned before = count_of(warp_prefix[b][warp]);
+      unsigned round_slot[rounds];  // run-length encoding: slot of this thread's first item of round r
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
         const unsigned lane_count = unsigned(__popc(rb));
         const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
         unsigned slot = before + inclusive - lane_count;
+        round_slot[r] = slot;
 #pragma unroll
         for (int j = 0; j < vec; ++j)
           if ((rb >> j) & 1u) staged[slot++] = items[r][j];
@@ -735,7 +792,14 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       mbarrier_wait(&resolved[b], (k / stages) % 2);
       const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
       const unsigned tile_selected = count_of(tile_total[b]);
-      store_run<threads>(staged, L.d_out + first, tile_selected, threadIdx.x);
+      if constexpr (runs) {
+        // Run heads, then their lengths (one vector per iteration: see the
+        // other schedule's write-out).
+        store_run<threads, false>(staged, L.d_out + first, tile_selected, threadIdx.x);
+        write_run_lengths(b, bits, round_slot, first, buffer_prefix[b].last_head);
+      } else {
+        store_run<threads>(staged, L.d_out + first, tile_selected, threadIdx.x);
+      }
       // Every thread arrives itself, after its cross-proxy fence: an
       // arrival releases only the arriving thread's own accesses (one lane
       // per warp after a __syncwarp orders them too, but compute-sanitizer's
@@ -757,7 +821,6 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         draw_early();
         fill(b);
       }
-      if constexpr (draw_ahead) draw_early();
     }
     if constexpr (Mode == select_mode::partition && Tuning::count_in_launch) {
       if (static_tiles) {
@@ -821,21 +884,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         }
         if (lane == 0) {
           tile_prefix = before;
-          if (tile == L.num_tiles - 1) {
-            // The launch's last tile: hand the counts on, or finish the call.
-            const prefix_t all = prefix_op{}(before, total);
-            select_carry out{carry.selected + count_of(all), carry.last_head};
-            if constexpr (runs)
-              if (all.last_head != 0) out.last_head = L.chunk_begin + all.last_head - 1;
-            if (!L.last_chunk) {
-              L.d_state->carry[(L.chunk + 1) % 2] = out;
-            } else {
-              L.d_state->count = out.selected;
-              if (L.d_count != nullptr) *L.d_count = out.selected;
-              if constexpr (runs)  // the last run ends with the input
-                if (out.selected > 0) L.d_values_out[out.selected - 1] = static_cast<Value>(L.n - out.last_head);
-            }
-          }
+          if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
         }
       } else if (warp == 0 && has_next) {
         publish_aggregate(next);
@@ -843,26 +892,22 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
 
       // Phase 3: every selected item of this tile to its slot (thread 0 first
       // draws the ticket for the refill below).
-      if constexpr (!draw_ahead)
-        if (threadIdx.x == 0) draw_early();
+      if (threadIdx.x == 0) draw_early();
       if constexpr (scatter_through_shared) {
         // Every item to its slot in the tile, in shared memory — the selected
         // ones first, then (partition) the rejected ones — and the block writes
         // the tile's one or two runs with consecutive threads on consecutive
-        // addresses, so stores fill whole sectors. Run-length encoding then
-        // writes its run lengths the same way (below). The slots within the
+        // addresses, so stores fill whole sectors. The slots within the
         // tile came with its aggregate, so the other warps rearrange while
         // warp 0 looks back, and warp 0 after it.
         const unsigned tile_selected = count_of(tile_total[b]);
         unsigned before = count_of(warp_prefix[b][warp]);  // selected earlier in the tile
-        unsigned round_slot[rounds];                       // slot of this thread's first item of round r
 #pragma unroll
         for (int r = 0; r < rounds; ++r) {
           const unsigned rb = (bits >> (r * vec)) & vec_mask;
           const unsigned lane_count = unsigned(__popc(rb));
           const unsigned inclusive = warp_inclusive_scan(lane_count, count_op{});
           unsigned slot = before + inclusive - lane_count;  // selected in the tile before item j
-          round_slot[r] = slot;
           const unsigned i = round_offset(r);
 #pragma unroll
           for (int j = 0; j < vec; ++j) {
@@ -933,58 +978,11 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         const std::uint64_t first = carry.selected + (static_tiles ? static_before : count_of(tile_prefix));
         std::uint64_t first_rejected = 0;
         if constexpr (Mode == select_mode::partition) first_rejected = partition_total + (tile_global - first);
-        if constexpr (runs && sizeof(Item) == 4) {
-          // Run-length encoding of 4-byte items: the heads out in 16-byte
-          // stores, one vector per iteration (unrolled, the loop spilled).
-          // H200, three interleaved rounds, 2^21–2^28: −0.6 to −3.3 % at 50
-          // and 90 % heads, +0.3 to +1.7 % at 10 %. Partition, its two runs
-          // written so, measured up to 13 % slower at 10 and 50 % selected
-          // (docs/select.md, "Run heads in 16-byte stores").
-          store_run<threads, false>(staged, L.d_out + first, tile_selected, threadIdx.x);
-        } else {
-          const unsigned items = full_tile ? tile_size : L.chunk_items - tile_begin;
-          const unsigned written = Mode == select_mode::partition ? items : tile_selected;
-          for (unsigned k = threadIdx.x; k < written; k += threads)
-            L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
-        }
+        const unsigned written =
+            Mode == select_mode::partition ? (full_tile ? tile_size : L.chunk_items - tile_begin) : tile_selected;
+        for (unsigned k = threadIdx.x; k < written; k += threads)
+          L.d_out[k < tile_selected ? first + k : first_rejected + (k - tile_selected)] = staged[k];
         if constexpr (Mode == select_mode::partition) static_before += tile_selected;
-
-        if constexpr (runs) {
-          // Run lengths: head s of the tile (output first + s) ends the run
-          // before it, whose length goes to lengths[first + s - 1]. The heads'
-          // launch-local positions + 1 go to the buffer as uint32 (pos[0]: the
-          // head before them; 0 = none in this launch, then carry.last_head),
-          // in pieces of what the buffer holds (one piece unless nearly every
-          // item of a tile of items under 4 bytes is a head).
-          constexpr unsigned piece_heads = unsigned(tile_size * sizeof(Item) / sizeof(std::uint32_t)) - 1;
-          static_assert(piece_heads >= 1, "room for a head position after the one before it");
-          std::uint32_t* const pos = reinterpret_cast<std::uint32_t*>(staged);
-          std::uint32_t head_before = tile_prefix.last_head;  // thread 0: the head before the piece
-          for (unsigned piece = 0; piece < tile_selected; piece += piece_heads) {
-            __syncthreads();  // the buffer's previous contents are out
-            if (threadIdx.x == 0) pos[0] = head_before;
-#pragma unroll
-            for (int r = 0; r < rounds; ++r) {
-              unsigned slot = round_slot[r];
-#pragma unroll
-              for (int j = 0; j < vec; ++j) {
-                if ((bits >> (r * vec + j)) & 1u) {
-                  if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
-                  ++slot;
-                }
-              }
-            }
-            __syncthreads();
-            const unsigned heads = tile_selected - piece < piece_heads ? tile_selected - piece : piece_heads;
-            for (unsigned k = threadIdx.x; k < heads; k += threads) {
-              const std::uint64_t out = first + piece + k;
-              if (out == 0) continue;  // the call's first run: no run before it
-              const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
-              L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
-            }
-            if (threadIdx.x == 0) head_before = pos[heads];
-          }
-        }
       } else {
         // Key/value compaction: every selected item and its value straight
         // from its slot, after the look-back.
@@ -1019,10 +1017,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // shared prefixes): refill it; the copy has stages − 1 iterations to land.
       fence_generic_to_async_shared();
       __syncthreads();
-      if (threadIdx.x == 0) {
-        fill(b);
-        if constexpr (draw_ahead) draw_early();
-      }
+      if (threadIdx.x == 0) fill(b);
       bits = next_bits;
     }
   }
