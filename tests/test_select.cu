@@ -32,6 +32,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace select_tests {
@@ -314,7 +315,7 @@ std::size_t compact_if_case(scankit::context& ctx, cuda_stream& stream, const st
   return count;
 }
 
-/// Small values (many equal to the bounds), zeros, and for floats NaN and ±0.
+/// Small values (many equal to the bounds), zeros, and for floats NaN, ±0 and ±inf.
 template <class T>
 std::vector<T> make_predicate_input(std::size_t n, rng& r) {
   std::vector<T> in(n);
@@ -324,6 +325,7 @@ std::vector<T> make_predicate_input(std::size_t n, rng& r) {
       if (pick == 0) x = std::numeric_limits<T>::quiet_NaN();
       else if (pick == 1) x = T(-0.0);
       else if (pick == 2) x = std::numeric_limits<T>::infinity();
+      else if (pick == 3) x = -std::numeric_limits<T>::infinity();
       else x = T(int(r.below(21)) - (std::is_signed_v<T> ? 10 : 0));
     } else {
       x = T(int(r.below(21)) - (std::is_signed_v<T> ? 10 : 0));
@@ -358,6 +360,14 @@ TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[g
   std::vector<std::size_t> sizes = {1000, 3 * select_tile<T> + 7};
   if constexpr (sizeof(T) == 8)  // compact_if on the tiles of one block per SM
     sizes.push_back(scankit::detail::select_small_call_items + 2 * wide_tile<T> + 7);
+  // Bounds (a, b); for floats also NaN bounds (every comparison false, so
+  // only not_equal and outside_range select), -0.0 against +0.0 (equal as
+  // values) and the infinities.
+  std::vector<std::pair<T, T>> bounds = {{T(3), T(7)}};
+  if constexpr (std::is_floating_point_v<T>) {
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    bounds.insert(bounds.end(), {{nan, nan}, {T(3), nan}, {T(-0.0), T(0.0)}, {T(0.0), T(-0.0)}, {-inf, inf}});
+  }
   for (std::size_t n : sizes) {
     const std::uint64_t seed = case_seed(std::string("select/predicate/") + type_name<T>() + "/" + std::to_string(n));
     rng r(seed);
@@ -365,16 +375,17 @@ TEMPLATE_TEST_CASE("compact_if and partition_if apply every host predicate", "[g
     device_buffer<T> d_in(n), d_out(n);
     device_buffer<std::size_t> d_count(1);
     d_in.upload(in, stream);
-    for (compare kind : kinds) {
-      const scankit::predicate<T> pred{kind, T(3), T(7)};
-      CAPTURE(type_name<T>(), n, int(kind), seed);
-      const std::size_t count = compact_if_case(ctx, stream, in, d_in, d_out, pred);
-      d_out.poison(stream);
-      scankit::partition_if_async(ctx, d_in.data(), d_out.data(), n, pred, d_count.data());
-      const std::size_t selected = read_device_count(d_count, stream);
-      CHECK(selected == count);
-      check_selected(d_out.download(stream), n, reference_partition(in, host_flags(pred, in)), "partition_if");
-    }
+    for (compare kind : kinds)
+      for (std::size_t k = 0; k < (n < scankit::detail::select_small_call_items ? bounds.size() : 1); ++k) {
+        const scankit::predicate<T> pred{kind, bounds[k].first, bounds[k].second};
+        CAPTURE(type_name<T>(), n, int(kind), double(pred.a), double(pred.b), seed);
+        const std::size_t count = compact_if_case(ctx, stream, in, d_in, d_out, pred);
+        d_out.poison(stream);
+        scankit::partition_if_async(ctx, d_in.data(), d_out.data(), n, pred, d_count.data());
+        const std::size_t selected = read_device_count(d_count, stream);
+        CHECK(selected == count);
+        check_selected(d_out.download(stream), n, reference_partition(in, host_flags(pred, in)), "partition_if");
+      }
     // The builders convert their bounds to the item type.
     d_out.poison(stream);
     const std::size_t in_range = scankit::compact_if(ctx, d_in.data(), d_out.data(), n, scankit::in_range(2, 5));
