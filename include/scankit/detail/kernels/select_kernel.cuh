@@ -19,11 +19,12 @@
 //   phase 2  warp 0 scans the warp totals and publishes the aggregate (one
 //            tile ahead), looks back for the tile's prefix (count of selected
 //            items before it; for run-length encoding also the position of
-//            the last run head) and publishes its inclusive prefix
+//            the last run head) and publishes its inclusive prefix (with a
+//            resolver warp, below, the resolver looks back)
 //   phase 3  each warp walks its rounds again with the bits: a warp scan of
 //            the lanes' counts gives every selected item its slot; the items
-//            are rearranged in shared memory (by the other warps while warp 0
-//            looks back: the slots within the tile came with its aggregate)
+//            are rearranged in shared memory (while the tile's prefix is
+//            looked for: the slots within the tile came with its aggregate)
 //            and the block writes them out coalesced (run-length encoding:
 //            then the run lengths, from the heads' positions, the same way).
 //            Key/value compaction stores each selected item and value
@@ -358,7 +359,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   __shared__ std::uint32_t launch_tag;        // set in the prologue only
   __shared__ prefix_t warp_prefix[stages][warps];  // per buffer: warp totals, then exclusive prefixes
   __shared__ prefix_t tile_total[stages];          // per buffer: the tile's total
-  __shared__ prefix_t tile_prefix;            // selected (heads) in this launch before the current tile
+  __shared__ prefix_t tile_prefix;            // selected in this launch before the current tile (no resolver)
   __shared__ std::uint64_t warp_counts[Mode == select_mode::partition ? warps : 1];  // partition: block counts summed by warp
   // Partition on static tiles: the counts of the blocks before this one, summed by warp.
   __shared__ std::uint64_t warp_counts_before[Mode == select_mode::partition && Tuning::count_in_launch ? warps : 1];
@@ -696,10 +697,12 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // it: 4–7 % slower at 2^28); then, once tile j's
       // aggregate is out, look back for its prefix, which the selecting warps
       // need only after selecting the next tile and rearranging this one.
-      // Its look-back and hand-off repeat warp 0's in the other schedule on
-      // purpose: one shared step for both moved several kernels' registers
-      // and measured uint64 run-length encoding 2.3–3.7 % slower at 2^24 and
-      // 2^28 (docs/select.md, "two changes measured and left out").
+      // Its look-back repeats warp 0's in the other schedule on purpose: one
+      // shared step for look-back and hand-off had moved several kernels'
+      // registers and measured uint64 run-length encoding (then in the other
+      // schedule) 2.3–3.7 % slower at 2^24 and 2^28 (docs/select.md, "two
+      // changes measured and left out"); the launch's last-tile hand-off is
+      // shared (finish_launch).
       for (std::uint32_t j = 0;; ++j) {
         const int b = int(j % stages);
         const std::uint32_t tile = buffer_tile[b];
@@ -772,7 +775,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // Tile k's selected items to their slots (from its aggregate's scan in
       // the iteration before).
       unsigned before = count_of(warp_prefix[b][warp]);
-      unsigned round_slot[rounds];  // run-length encoding: slot of this thread's first item of round r
+      unsigned round_slot[rounds];  // run-length encoding: slot of this thread's first head of round r
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
@@ -793,8 +796,11 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       const std::uint64_t first = carry.selected + count_of(buffer_prefix[b]);
       const unsigned tile_selected = count_of(tile_total[b]);
       if constexpr (runs) {
-        // Run heads, then their lengths (one vector per iteration: see the
-        // other schedule's write-out).
+        // Run heads, then their lengths. The heads of 4-byte items go out one
+        // 16-byte vector per iteration: unrolled, the loop spilled; so
+        // written, they measured −0.6 to −3.3 % at 50 and 90 % heads, +0.3
+        // to +1.7 % at 10 % (H200, 2^21–2^28, before the resolver;
+        // docs/select.md, "Run heads in 16-byte stores").
         store_run<threads, false>(staged, L.d_out + first, tile_selected, threadIdx.x);
         write_run_lengths(b, bits, round_slot, first, buffer_prefix[b].last_head);
       } else {
