@@ -676,6 +676,26 @@ void pairs_case(scankit::context& ctx, cuda_stream& stream, std::size_t n, int r
   const std::size_t count_if = read_device_count(d_count, stream);
   check_selected(d_keys_out.download(stream), count_if, reference_compact(keys, by_key), "compact_pairs_if keys");
   check_selected(d_values_out.download(stream), count_if, reference_compact(values, by_key), "compact_pairs_if values");
+
+  // The other kinds of host predicate, with bounds taken from the keys.
+  using scankit::compare;
+  const K lo = std::min(keys[0], keys[n / 2]), hi = std::max(keys[0], keys[n / 2]);
+  for (const scankit::predicate<K> pred : {scankit::predicate<K>{compare::in_range, lo, hi},
+                                           scankit::predicate<K>{compare::outside_range, lo, hi},
+                                           scankit::predicate<K>{compare::less_equal, hi, hi},
+                                           scankit::predicate<K>{compare::equal, keys[n / 3], keys[n / 3]},
+                                           scankit::predicate<K>{compare::not_zero, K(0), K(0)}}) {
+    CAPTURE(int(pred.kind));
+    const std::vector<std::uint8_t> flags_of_pred = host_flags(pred, keys);
+    d_keys_out.poison(stream);
+    d_values_out.poison(stream);
+    const std::size_t selected = scankit::compact_pairs_if(ctx, d_keys.data(), d_values.data(), d_keys_out.data(),
+                                                           d_values_out.data(), n, pred);
+    check_selected(d_keys_out.download(stream), selected, reference_compact(keys, flags_of_pred),
+                   "compact_pairs_if keys");
+    check_selected(d_values_out.download(stream), selected, reference_compact(values, flags_of_pred),
+                   "compact_pairs_if values");
+  }
 }
 
 TEST_CASE("compact_pairs moves the values of the selected keys", "[gpu][select]") {
