@@ -212,12 +212,12 @@ void check_sort(scankit::context& ctx, cudaStream_t stream, const std::vector<K>
   if (pairs && !in_place_values) CHECK(d_values_in.download(stream, 0, n) == values);
 }
 
-/// The sizes every key type runs: the edges of a warp, of a tile (4 096
-/// 4-byte or 2 048 8-byte keys) and of several tiles, a prime, a random size
+/// The sizes every key type runs: the edges of a warp, of a tile (7 680
+/// 4-byte or 4 096 8-byte keys) and of several tiles, a prime, a random size
 /// (Thrust's comparison below runs 2^20 and more).
 template <class K>
 std::vector<std::size_t> sort_sizes(rng& r) {
-  const std::size_t tile = sizeof(K) == 4 ? 4096 : 2048;
+  const std::size_t tile = scankit::detail::onesweep_shape<K, scankit::detail::no_values>::tile;
   std::vector<std::size_t> sizes = {1, 2, 31, 32, 33, tile - 1, tile, tile + 1, 7 * tile - 1, 7 * tile + 1, 100003};
   sizes.push_back(1 + r.below(300000));
   return sizes;
@@ -251,7 +251,8 @@ TEST_CASE("radix sort on small inputs (for the sanitizers)", "[gpu][sort][saniti
   cuda_stream stream;
   scankit::context ctx(stream);
   rng r(case_seed("sort/sanitize"));
-  for (std::size_t n : {std::size_t(33), std::size_t(3 * 4096 + 5)})
+  const std::size_t tiles_and_more = 3 * scankit::detail::onesweep_shape<std::uint32_t, std::uint32_t>::tile + 5;
+  for (std::size_t n : {std::size_t(33), tiles_and_more})
     for (sort_order order : {sort_order::ascending, sort_order::descending}) {
       check_sort(ctx, stream, random_keys<std::uint32_t>(n, r), true, order, 0, 32, api::host);
       check_sort<double, std::uint64_t>(ctx, stream, random_keys<double>(n, r, 5), true, order, 0, 64, api::host);
@@ -417,8 +418,9 @@ TEST_CASE("the template API moves values of any trivially copyable type", "[gpu]
 }
 
 TEST_CASE("radix sort over several portions carries each digit's start from portion to portion", "[gpu][sort]") {
-  // Three passes over four portions of 2^26 keys: after the first pass every
-  // portion holds keys from all input portions. Checked in linear time:
+  // Three passes over four portions (of 2^26 - 3 024 4-byte keys, whole
+  // tiles): after the first pass every portion holds keys from all input
+  // portions. Checked in linear time:
   // keys[i] == input[values[i]], values a permutation, and each neighbour
   // pair in order (ties by position: stable).
   cuda_stream stream;

@@ -5,12 +5,14 @@
 // Each block takes a tile by ticket (tiles in launch order), then:
 //   1. load   — each warp a contiguous span of the tile, lane-strided;
 //   2. rank   — per warp, item by item: lanes with the same digit find each
-//               other (__match_any_sync) and count from the warp's running
-//               count of that digit, so equal digits keep their input order;
-//   3. count  — thread d adds up digit d over the warps and publishes the
-//               tile's count of digit d at once (tile_status, one tagged word
-//               per tile and digit); a block scan gives where each digit's
-//               keys start in the tile;
+//               other (one ballot per digit bit) and count from the warp's
+//               running count of that digit, so equal digits keep their
+//               input order;
+//   3. count  — thread d (the first 256) adds up digit d over the warps and
+//               publishes the tile's count of digit d at once (tile_status,
+//               one tagged word per tile and digit); a block scan gives where
+//               each digit's keys start in the tile, added to each warp's
+//               count of digit d before it;
 //   4. look back — thread d walks back over the earlier tiles' words of digit
 //               d, adding their counts until one holds an inclusive count,
 //               then publishes its own inclusive count; the portion's last
@@ -28,6 +30,7 @@
 #include <scankit/detail/lookback/tile_status.cuh>
 #include <scankit/detail/no_values.hpp>
 #include <scankit/detail/sort/radix_key.cuh>
+#include <scankit/detail/warp/match_bits.cuh>
 #include <scankit/detail/warp/shuffle.cuh>
 
 #include <cstddef>
@@ -36,21 +39,27 @@
 
 namespace scankit::detail {
 
-/// Keys per portion: one launch per portion and pass, so that counts within
-/// a portion fit the status words' 32 bits and the status words stay few.
-inline constexpr std::size_t onesweep_portion_items = std::size_t(1) << 26;
-
 /// The block and tile of the onesweep kernel for keys of Bits and values of
-/// Value (no_values: keys only).
+/// Value (no_values: keys only): 4-byte keys 384 threads × 20 keys (7 680 a
+/// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 only
+/// load, rank and write. Measured against 256 × 16 and 256 × 8 (H100, three
+/// interleaved rounds, medians of 15 sorts, 2^20–2^28 keys, with the
+/// ballot-per-bit ranking): 8-byte keys 256 × 16 −6 to −20 % from 2^22;
+/// 4-byte keys 384 × 20 −2 to −4 %, with values −4 to −14 %; 384 × 16,
+/// 256 × 24 and 512 × 16 were no faster, and 8-byte keys on 384 × 12 or
+/// 256 × 12 ranked after 256 × 16 (docs/sort.md).
 template <class Bits, class Value>
 struct onesweep_shape {
-  static constexpr int threads = radix_digits;  // thread d looks back over digit d
-  static constexpr int items = sizeof(Bits) == 4 ? 16 : 8;  // keys per thread
+  static constexpr int threads = sizeof(Bits) == 4 ? 384 : 256;
+  static constexpr int items = sizeof(Bits) == 4 ? 20 : 16;  // keys per thread
+  static_assert(threads >= radix_digits && threads % warp_threads == 0, "thread d counts and looks back over digit d");
   static constexpr std::uint32_t tile = std::uint32_t(threads) * items;
+  /// Keys per portion: one launch per portion and pass, so that counts within
+  /// a portion fit the status words' 32 bits and the status words stay few.
+  static constexpr std::uint32_t portion_items = (std::uint32_t(1) << 26) / tile * tile;
   static constexpr bool has_values = !std::is_same_v<Value, no_values>;
   /// Dynamic shared memory: the staged keys, then the staged values.
   static constexpr std::size_t staged_bytes = tile * sizeof(Bits) + (has_values ? tile * sizeof(Value) : 0);
-  static_assert(onesweep_portion_items % tile == 0, "whole tiles per portion");
   static_assert(tile * sizeof(Bits) % 16 == 0, "staged values 16-byte aligned");
 };
 
@@ -70,15 +79,15 @@ struct onesweep_launch {
 };
 
 template <class Bits, class Value>
-__global__ void __launch_bounds__(radix_digits) onesweep_kernel(onesweep_launch<Bits, Value> L) {
+__global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
+    onesweep_kernel(onesweep_launch<Bits, Value> L) {
   using shape = onesweep_shape<Bits, Value>;
   constexpr int threads = shape::threads, items = shape::items, warps = threads / warp_threads;
   constexpr std::uint32_t warp_span = std::uint32_t(warp_threads) * items;
   extern __shared__ __align__(16) unsigned char onesweep_staging[];
   Bits* const staged_keys = reinterpret_cast<Bits*>(onesweep_staging);
   Value* const staged_values = reinterpret_cast<Value*>(onesweep_staging + shape::tile * sizeof(Bits));
-  __shared__ std::uint32_t warp_digit_counts[warps][radix_digits];  // then: the warps' exclusive counts
-  __shared__ std::uint32_t tile_digit_starts[radix_digits];
+  __shared__ std::uint32_t warp_digit_counts[warps][radix_digits];  // then: where they start in the tile
   __shared__ unsigned long long digit_destinations[radix_digits];  // output index of tile position 0, per digit
   __shared__ launch_ticket ticket;
 
@@ -100,14 +109,14 @@ __global__ void __launch_bounds__(radix_digits) onesweep_kernel(onesweep_launch<
   }
 
   // 2. Rank within the warp, in tile order. Past the end: digit 256, which
-  //    matches no real digit and counts nowhere.
+  //    joins no match and counts nowhere.
   std::uint32_t ranks[items];
   const unsigned lanes_below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < items; ++i) {
     const bool valid = warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items;
     const std::uint32_t d = valid ? L.digit.of(keys[i]) : std::uint32_t(radix_digits);
-    const unsigned peers = __match_any_sync(full_warp_mask, d);
+    const unsigned peers = warp_match_bits<radix_digit_bits>(d, valid);
     const std::uint32_t before = valid ? warp_digit_counts[warp][d] : 0u;
     __syncwarp();
     if (valid && lane == 31 - __clz(peers)) warp_digit_counts[warp][d] = before + __popc(peers);
@@ -116,44 +125,52 @@ __global__ void __launch_bounds__(radix_digits) onesweep_kernel(onesweep_launch<
   }
   __syncthreads();
 
-  // 3. Count (thread d: digit d): the warps' exclusive counts and the tile's
-  //    count, published before anything else; then the tile's digit starts.
+  // 3. Count (thread d < 256: digit d): the warps' exclusive counts and the
+  //    tile's count, published before anything else; then the tile's digit
+  //    starts, added to the warps' counts (where each warp's keys of digit d
+  //    start in the tile).
   const std::uint32_t d = threadIdx.x;
-  std::uint32_t count = 0;
-#pragma unroll
-  for (int w = 0; w < warps; ++w) {
-    const std::uint32_t c = warp_digit_counts[w][d];
-    warp_digit_counts[w][d] = count;
-    count += c;
-  }
+  const bool counts_digit = d < radix_digits;
   const tile_status<std::uint32_t> status(L.d_status + 1, nullptr, L.num_tiles * radix_digits);
   const std::uint32_t word = my.tile * radix_digits + d;
-  status.publish(word, my.tile == 0 ? tile_state::inclusive : tile_state::aggregate, count, my.tag);
-  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the counts above)
-  tile_digit_starts[d] = tile_start;
-
-  // 4. Look back over digit d: its count in the portion's earlier tiles.
-  //    Tile 0 publishes an inclusive count, so the walk stops by then.
-  std::uint32_t before = 0;
-  if (my.tile > 0) {
-    std::uint32_t pred = my.tile - 1;
-    unsigned backoff_ns = 8;
-    while (true) {
-      const tile_reading<std::uint32_t> r = status.read(pred * radix_digits + d, my.tag);
-      if (r.state == tile_state::invalid) {
-        __nanosleep(backoff_ns);
-        if (backoff_ns < 256) backoff_ns *= 2;
-        continue;
-      }
-      before += r.value;
-      if (r.state == tile_state::inclusive) break;
-      --pred;
+  std::uint32_t count = 0;
+  if (counts_digit) {
+#pragma unroll
+    for (int w = 0; w < warps; ++w) {
+      const std::uint32_t c = warp_digit_counts[w][d];
+      warp_digit_counts[w][d] = count;
+      count += c;
     }
-    status.publish(word, tile_state::inclusive, before + count, my.tag);
+    status.publish(word, my.tile == 0 ? tile_state::inclusive : tile_state::aggregate, count, my.tag);
   }
-  const unsigned long long portion_start = L.d_portion_starts[d];
-  digit_destinations[d] = portion_start + before - tile_start;
-  if (my.tile == L.num_tiles - 1) L.d_next_portion_starts[d] = portion_start + before + count;
+  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the counts above)
+  if (counts_digit) {
+#pragma unroll
+    for (int w = 0; w < warps; ++w) warp_digit_counts[w][d] += tile_start;
+
+    // 4. Look back over digit d: its count in the portion's earlier tiles.
+    //    Tile 0 publishes an inclusive count, so the walk stops by then.
+    std::uint32_t before = 0;
+    if (my.tile > 0) {
+      std::uint32_t pred = my.tile - 1;
+      unsigned backoff_ns = 8;
+      while (true) {
+        const tile_reading<std::uint32_t> r = status.read(pred * radix_digits + d, my.tag);
+        if (r.state == tile_state::invalid) {
+          __nanosleep(backoff_ns);
+          if (backoff_ns < 256) backoff_ns *= 2;
+          continue;
+        }
+        before += r.value;
+        if (r.state == tile_state::inclusive) break;
+        --pred;
+      }
+      status.publish(word, tile_state::inclusive, before + count, my.tag);
+    }
+    const unsigned long long portion_start = L.d_portion_starts[d];
+    digit_destinations[d] = portion_start + before - tile_start;
+    if (my.tile == L.num_tiles - 1) L.d_next_portion_starts[d] = portion_start + before + count;
+  }
   __syncthreads();
 
   // 5. Stage keys, then values, at their tile positions in digit order.
@@ -161,7 +178,7 @@ __global__ void __launch_bounds__(radix_digits) onesweep_kernel(onesweep_launch<
   for (int i = 0; i < items; ++i) {
     if (warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items) {
       const std::uint32_t k = L.digit.of(keys[i]);
-      ranks[i] += tile_digit_starts[k] + warp_digit_counts[warp][k];
+      ranks[i] += warp_digit_counts[warp][k];
       staged_keys[ranks[i]] = keys[i];
     }
   }

@@ -43,7 +43,7 @@ struct radix_sort_storage {
 
   explicit radix_sort_storage(std::size_t n) {
     using shape = onesweep_shape<Bits, Value>;
-    const std::size_t portion = n < onesweep_portion_items ? n : onesweep_portion_items;
+    const std::size_t portion = n < shape::portion_items ? n : shape::portion_items;
     status_words = 1 + tile_status<std::uint32_t>::words((portion + shape::tile - 1) / shape::tile * radix_digits);
     values_copy = aligned(n * sizeof(Bits));
     counts = values_copy + aligned(n * value_size);
@@ -135,7 +135,7 @@ void radix_sort_bits(context& ctx, const Bits* d_keys_in, Bits* d_keys_out, cons
     return;
   }
   using shape = onesweep_shape<Bits, Value>;
-  const std::size_t portions = (n + onesweep_portion_items - 1) / onesweep_portion_items;
+  const std::size_t portions = (n + shape::portion_items - 1) / shape::portion_items;
   const radix_sort_storage<Bits, Value> storage(n);
   const workspace_view ws = ctx.acquire(storage.status_words, storage.scratch_bytes, unsigned(passes * portions));
   unsigned char* const scratch = static_cast<unsigned char*>(ws.d_scratch);
@@ -170,8 +170,8 @@ void radix_sort_bits(context& ctx, const Bits* d_keys_in, Bits* d_keys_out, cons
     Value* const values_out = values.destination(pass);
     const radix_digit digit = radix_digit::of_pass(kind, descending, begin_bit, end_bit, pass);
     for (std::size_t portion = 0; portion < portions; ++portion) {
-      const std::size_t begin = portion * onesweep_portion_items;
-      const std::size_t items = n - begin < onesweep_portion_items ? n - begin : onesweep_portion_items;
+      const std::size_t begin = portion * shape::portion_items;
+      const std::size_t items = n - begin < shape::portion_items ? n - begin : shape::portion_items;
       onesweep_launch<Bits, Value> L{};
       L.d_keys_in = keys.source + begin;
       L.d_keys_out = keys_out;
