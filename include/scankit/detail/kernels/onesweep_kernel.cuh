@@ -44,8 +44,8 @@ namespace scankit::detail {
 /// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 only
 /// load, rank and write. Measured against 256 × 16 and 256 × 8 (H100, three
 /// interleaved rounds, medians of 15 sorts, 2^20–2^28 keys, with the
-/// ballot-per-bit ranking): 8-byte keys 256 × 16 −6 to −20 % from 2^22;
-/// 4-byte keys 384 × 20 −2 to −4 %, with values −4 to −14 %; 384 × 16,
+/// ballot-per-bit ranking): 8-byte keys 256 × 16 −9 to −21 % from 2^22;
+/// 4-byte keys 384 × 20 −1 to −3 %, with values −3 to −13 %; 384 × 16,
 /// 256 × 24 and 512 × 16 were no faster, and 8-byte keys on 384 × 12 or
 /// 256 × 12 ranked after 256 × 16 (docs/sort.md).
 template <class Bits, class Value>
