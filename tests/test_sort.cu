@@ -256,6 +256,7 @@ TEST_CASE("radix sort on small inputs (for the sanitizers)", "[gpu][sort][saniti
     for (sort_order order : {sort_order::ascending, sort_order::descending}) {
       check_sort(ctx, stream, random_keys<std::uint32_t>(n, r), true, order, 0, 32, api::host);
       check_sort<double, std::uint64_t>(ctx, stream, random_keys<double>(n, r, 5), true, order, 0, 64, api::host);
+      check_sort<float, std::uint64_t>(ctx, stream, random_keys<float>(n, r), true, order, 0, 32, api::host);
       check_sort(ctx, stream, random_keys<std::int32_t>(n, r), false, order, 0, 8, api::host, true);
     }
   SKTEST_REQUIRE_DEVICE_CLEAN();
@@ -364,6 +365,8 @@ TEST_CASE("radix sort in place: keys, values or both, with odd and even pass cou
         check_sort<std::int64_t, std::uint64_t>(ctx, stream, random_keys<std::int64_t>(n, r), true,
                                                 sort_order::descending, 0, end_bit + 32, api::host, keys_in_place,
                                                 values_in_place);
+        check_sort<std::int32_t, double>(ctx, stream, random_keys<std::int32_t>(n, r), true, sort_order::descending,
+                                         0, end_bit, api::host, keys_in_place, values_in_place);
       }
   for (int end_bit : {8, 16})
     check_sort(ctx, stream, random_keys<std::uint32_t>(4097, r), false, sort_order::ascending, 0, end_bit, api::host,
