@@ -41,8 +41,8 @@ namespace scankit::detail {
 
 /// The block and tile of the onesweep kernel for keys of Bits and values of
 /// Value (no_values: keys only): 4-byte keys 384 threads × 20 keys (7 680 a
-/// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 only
-/// load, rank and write. Measured against 256 × 16 and 256 × 8 (H100, three
+/// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 do not
+/// count or look back. Measured against 256 × 16 and 256 × 8 (H100, three
 /// interleaved rounds, medians of 15 sorts, 2^20–2^28 keys, with the
 /// ballot-per-bit ranking): 8-byte keys 256 × 16 −9 to −21 % from 2^22;
 /// 4-byte keys 384 × 20 −1 to −3 %, with values −3 to −13 %; 384 × 16,
