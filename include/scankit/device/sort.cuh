@@ -5,10 +5,10 @@
 //   scankit::device::radix_sort_pairs(ctx, d_keys, d_keys_out, d_points, d_points_out, n);
 //
 // A least-significant-digit radix sort in 8-bit digits: one read of the keys
-// counts every pass's digits, then each pass is one kernel per 2^26 keys
-// (onesweep: each tile ranks its keys by digit and finds where they go by
-// decoupled look-back on the shared tile-status component, so a pass reads
-// and writes the keys once). Ordering, stability, in place, storage and
+// counts every pass's digits, then each pass is one kernel per portion of
+// at most 2^26 keys (onesweep: each tile ranks its keys by digit and finds
+// where they go by decoupled look-back on the shared tile-status component,
+// so a pass reads and writes the keys once). Ordering, stability, in place, storage and
 // errors as the host API (scankit/sort.hpp). Asynchronous.
 #pragma once
 
