@@ -8,8 +8,8 @@
 // counts every pass's digits, then each pass is one kernel per portion of
 // at most 2^26 keys (onesweep: each tile ranks its keys by digit and finds
 // where they go by decoupled look-back on the shared tile-status component,
-// so a pass reads and writes the keys once). Ordering, stability, in place, storage and
-// errors as the host API (scankit/sort.hpp). Asynchronous.
+// so a pass reads and writes the keys once). Ordering, stability, in place,
+// storage and errors as the host API (scankit/sort.hpp). Asynchronous.
 #pragma once
 
 #include <scankit/context.hpp>

@@ -258,10 +258,10 @@ inline constexpr bool has_small_call_select_tuning =
 
 /// Whether calls of at least select_wide_tiles_items take the tiles of one
 /// block per SM (default_select_tuning<Item, SideBytes, false, 1>): the
-/// kernels with a resolver warp that measured faster with them — 4-byte and
-/// 8-byte items by byte flags or without flags (compact_if, unique). H200,
-/// three interleaved rounds (medians of 15 or 25 calls) against the same
-/// kernels on two blocks per SM (10 / 50 / 90 % selected): uint32 by byte flags
+/// compaction kernels (no values: those with a resolver warp) that measured
+/// faster with them — 4-byte and 8-byte items by byte flags or without flags
+/// (compact_if, unique). H200, three interleaved rounds (medians of 15 or 25
+/// calls) against the same kernels on two blocks per SM (10 / 50 / 90 % selected): uint32 by byte flags
 /// −4.9 to −6.3 % at 2^28, −0.6 to −2.9 % at 2^24; uint64 compact_if −3.7 to
 /// −4.2 % at 2^28, −2.2 to −5.4 % at 2^24; uint64 unique −1.9 to −4.1 % at 2^28,
 /// −0.6 to −4.3 % at 2^24 (on 992 × 4; 896 × 5 gained more, above); uint32
@@ -273,9 +273,8 @@ inline constexpr bool has_small_call_select_tuning =
 /// the resolver warp, not measured since); below 2^23 most kernels lost, up to
 /// 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
-inline constexpr bool select_wide_tiles =
-    select_resolver_warp<Mode, Value> && Mode == select_mode::compact && (sizeof(Item) == 4 || sizeof(Item) == 8) &&
-    SideBytes <= 1;
+inline constexpr bool select_wide_tiles = Mode == select_mode::compact && std::is_same_v<Value, no_values> &&
+                                          (sizeof(Item) == 4 || sizeof(Item) == 8) && SideBytes <= 1;
 
 /// The call size from which select_wide_tiles kernels run one block per SM:
 /// 2^25 for 4-byte items without flags (above), the small-call limit
