@@ -296,6 +296,42 @@ bool host_predicate(const scankit::predicate<T>& p, T x) {
   return false;
 }
 
+/// Values at and next to every edge of T: its ends, zero, small bounds, and
+/// for floating point NaN, the infinities, ±0 and the denormals.
+template <class T>
+std::vector<T> edge_values() {
+  using lim = std::numeric_limits<T>;
+  std::vector<T> v = {lim::lowest(), T(lim::lowest() + 1), T(0), T(1), T(2), T(3), T(4), T(6), T(7), T(8),
+                      T(lim::max() - 1), lim::max()};
+  if constexpr (std::is_signed_v<T>) v.insert(v.end(), {T(-1), T(-7)});
+  if constexpr (std::is_floating_point_v<T>) {
+    const T inf = lim::infinity(), tiny = lim::denorm_min();
+    v.insert(v.end(), {lim::quiet_NaN(), -inf, inf, T(-0.0), tiny, -tiny, lim::min(), std::nextafter(T(3), inf),
+                       std::nextafter(T(3), -inf), std::nextafter(T(7), -inf), std::nextafter(lim::max(), T(0))});
+  }
+  return v;
+}
+
+TEMPLATE_TEST_CASE("the kernels' form of every host predicate decides as the predicate itself", "[select]",
+                   std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+  using T = TestType;
+  using scankit::compare;
+  const std::vector<T> values = edge_values<T>();
+  for (compare kind : {compare::not_zero, compare::equal, compare::not_equal, compare::less, compare::less_equal,
+                       compare::greater, compare::greater_equal, compare::in_range, compare::outside_range})
+    for (const T& a : values)
+      for (const T& b : values) {
+        const scankit::predicate<T> pred{kind, a, b};
+        const scankit::detail::predicate_selector<scankit::predicate<T>> selector(pred);
+        std::size_t wrong = 0;
+        T first_wrong{};
+        for (const T& x : values)
+          if (selector(x) != host_predicate(pred, x) && wrong++ == 0) first_wrong = x;
+        CAPTURE(type_name<T>(), int(kind), double(a), double(b), double(first_wrong));
+        REQUIRE(wrong == 0);
+      }
+}
+
 /// The host predicate's flag for every item.
 template <class T>
 std::vector<std::uint8_t> host_flags(const scankit::predicate<T>& p, const std::vector<T>& in) {
@@ -1128,6 +1164,9 @@ TEST_CASE("selection rejects bad arguments before any launch", "[select]") {
   CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, b, reinterpret_cast<std::uint32_t*>(b), n), invalid_argument);
   CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, b, static_cast<std::uint32_t*>(nullptr), n), invalid_argument);
   CHECK_THROWS_AS(scankit::unique_async(ctx, a, b, n, nullptr), invalid_argument);
+  const scankit::predicate<std::uint32_t> unknown{static_cast<scankit::compare>(99), 0, 0};
+  CHECK_THROWS_AS(scankit::compact_if(ctx, a, b, n, unknown), invalid_argument);
+  CHECK_THROWS_AS(scankit::partition_if(ctx, a, b, n, unknown), invalid_argument);
   // uint32 run lengths cannot hold a run of 2^32 items.
   CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, reinterpret_cast<std::uint32_t*>(std::uintptr_t(1) << 46), lengths,
                                              std::size_t(1) << 32),

@@ -6,7 +6,7 @@
 //
 // The value's type converts to the array's element type (so greater(5) works
 // for a float array). Comparisons are the element type's own: a NaN item
-// fails every predicate except not_equal and outside_range.
+// fails every predicate except not_zero, not_equal and outside_range.
 #pragma once
 
 namespace scankit {
