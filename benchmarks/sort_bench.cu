@@ -9,7 +9,9 @@
 //          scankit::device::radix_sort_pairs(ctx, keys, keys_out, values, values_out, n)
 //                             vs cub::DeviceRadixSort::SortPairs and thrust::sort_by_key
 // Every key bit is sorted (4 or 8 passes of 8 bits). Inputs: random bits (a
-// counter-based hash of (seed, i)); values: the input positions. scankit: one
+// counter-based hash of (seed, i)); with --key-bits=b only the low b bits are
+// random and the rest zero, so the upper passes meet one digit (variant
+// keys_lowb / pairs_lowb); values: the input positions. scankit: one
 // context for the run, grown at the verification call before any timing.
 // CUB: temp storage allocated once per case outside the timed region,
 // num_items an int (as most CUB users call it: CUB's 32-bit offsets). Thrust:
@@ -33,7 +35,7 @@
 // per baseline (cub, thrust).
 //
 //   sort_bench [--cases=keys32,keys64,pairs32] [--min-log=20] [--max-log=28] [--step-log=2]
-//              [--reps=25] [--warmup=3] [--timeout-s=20] [--seed=N] [--csv=path] [--commit=sha] [--quick]
+//              [--key-bits=b] [--reps=25] [--warmup=3] [--timeout-s=20] [--seed=N] [--csv=path] [--commit=sha] [--quick]
 #include "bench_common.cuh"
 
 #include <scankit/device/sort.cuh>
@@ -56,6 +58,7 @@ constexpr cudaStream_t stream = nullptr;  // the legacy default stream (bench_co
 struct options : bench::run_options {
   std::vector<std::string> cases = {"keys32", "keys64", "pairs32"};
   int min_log = 20, max_log = 28, step_log = 2;
+  int key_bits = 64;  // random low bits of each key (the rest zero)
 };
 
 const std::string usage =
@@ -63,6 +66,7 @@ const std::string usage =
     "  --cases=keys32,keys64,pairs32            uint32 keys, uint64 keys, uint32 keys + uint32 values\n"
     "  --min-log=20 --max-log=28                n = 2^min-log ... 2^max-log (max-log <= 30)\n"
     "  --step-log=2                             step between log2 sizes\n"
+    "  --key-bits=b                             only the low b bits of a key random (default: all)\n"
     "  --quick                                  n = 2^20, 2^24, 2^28, 10 reps, 2 warm-ups\n" +
     bench::run_options_usage(43);
 
@@ -82,6 +86,8 @@ options parse_options(int argc, char** argv) {
       o.max_log = int(bench::parse_int(v, "max-log", 0, 30));  // CUB's num_items is an int here
     else if (bench::option_value(arg, "step-log", v))
       o.step_log = int(bench::parse_int(v, "step-log", 1, 30));
+    else if (bench::option_value(arg, "key-bits", v))
+      o.key_bits = int(bench::parse_int(v, "key-bits", 1, 64));
     else if (!bench::parse_run_option(arg, o))
       bench::die(2, "unknown option " + arg + "\n" + usage);
   }
@@ -90,15 +96,15 @@ options parse_options(int argc, char** argv) {
   return o;
 }
 
-/// d_out[i] = random bits of (seed, i).
+/// d_out[i] = random bits of (seed, i), those of `mask`.
 template <class K>
-__global__ void fill_random(K* d_out, std::size_t n, std::uint64_t seed) {
+__global__ void fill_random(K* d_out, std::size_t n, std::uint64_t seed, std::uint64_t mask) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     std::uint64_t x = seed + i * 0x9e3779b97f4a7c15ull;  // SplitMix64 of the index
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    d_out[i] = K(x ^ (x >> 31));
+    d_out[i] = K((x ^ (x >> 31)) & mask);
   }
 }
 
@@ -135,7 +141,8 @@ case_result run_case(const char* name, const char* type, std::size_t n, const op
       cub_sorted(key_bytes), cub_values(value_bytes + 4), thrust_keys(key_bytes), thrust_values(value_bytes + 4),
       unordered(sizeof(unsigned long long));
   const unsigned grid = bench::grid_for(n, dev.sms);
-  fill_random<<<grid, 256, 0, stream>>>(static_cast<K*>(keys.get()), n, o.seed);
+  const std::uint64_t mask = o.key_bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << o.key_bits) - 1;
+  fill_random<<<grid, 256, 0, stream>>>(static_cast<K*>(keys.get()), n, o.seed, mask);
   if (pairs) fill_positions<<<grid, 256, 0, stream>>>(static_cast<std::uint32_t*>(values.get()), n);
   BENCH_CHECK_LAUNCH("sort_bench inputs");
 
@@ -219,7 +226,8 @@ case_result run_case(const char* name, const char* type, std::size_t n, const op
   const double thrust_ms =
       bench::median(timer.run(o.warmup, thrust_call, o.timeout_s, what + " Thrust")) - copy_ms;
 
-  const char* variant = pairs ? "pairs" : "keys";
+  const std::string variant = std::string(pairs ? "pairs" : "keys") +
+                              (o.key_bits < int(8 * sizeof(K)) ? "_low" + std::to_string(o.key_bits) : "");
   csv.row("sort", variant, "onesweep", type, n, scankit_ms, "cub", cub_ms, copy_ms);
   csv.row("sort", variant, "onesweep", type, n, scankit_ms, "thrust", thrust_ms, copy_ms);
   std::printf("%-8s %-15s 2^%-3d %10.1f %10.1f %10.1f %8.2f %8.2f %7.1f %7.3f %7.3f\n", name, type,

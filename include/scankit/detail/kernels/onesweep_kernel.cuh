@@ -3,24 +3,32 @@
 // the keys are read once and written once per pass.
 //
 // Each block takes a tile by ticket (tiles in launch order), then:
-//   1. load   — each warp a contiguous span of the tile, lane-strided;
-//   2. rank   — per warp, item by item: lanes with the same digit find each
-//               other (one ballot per digit bit) and count from the warp's
-//               running count of that digit, so equal digits keep their
-//               input order;
-//   3. count  — thread d (the first 256) adds up digit d over the warps and
-//               publishes the tile's count of digit d at once (tile_status,
-//               one tagged word per tile and digit); a block scan gives where
-//               each digit's keys start in the tile, added to each warp's
-//               count of digit d before it;
-//   4. look back — thread d walks back over the earlier tiles' words of digit
-//               d, adding their counts until one holds an inclusive count,
-//               then publishes its own inclusive count; the portion's last
-//               tile also says where the next portion's keys of each digit
-//               start;
-//   5. stage  — keys (then values) go to shared memory in digit order;
-//   6. write  — thread j writes staged item j to its digit's start + j, so a
-//               run of one digit goes to consecutive addresses.
+//   1. load    — each warp a contiguous span of the tile, lane-strided;
+//   2. count   — each key adds one to its warp's count of its digit (shared
+//                atomics);
+//   3. publish — thread d (the first 256) adds up digit d over the warps and
+//                publishes the tile's count of digit d at once (tile_status,
+//                one tagged word per tile and digit), before any ranking
+//                (the onesweep paper's early counts); a block scan gives where
+//                each digit's keys start in the tile and each warp's keys of
+//                digit d within them;
+//   4. rank    — per warp, item by item: lanes with the same digit find each
+//                other (one ballot per digit bit) and take the next positions
+//                of the warp's keys of that digit, so equal digits keep their
+//                input order; each key is staged in shared memory at once;
+//   5. values  — loaded and staged at their keys' positions;
+//   6. look back — thread d walks back over the earlier tiles' words of digit
+//                d, adding their counts until one holds an inclusive count,
+//                then publishes its own inclusive count; the portion's last
+//                tile also says where the next portion's keys of each digit
+//                start;
+//   7. write   — thread j writes staged item j to its digit's start + j, so a
+//                run of one digit goes to consecutive addresses.
+// Against ranking first and publishing after it (H100, 2^22-2^28,
+// docs/sort.md): 4-byte keys −4 to −14 %, 8-byte keys −10 to −12 %, pairs
+// −12 to −14 %. Publishing only when the look-back starts measured +3 to
+// +8 % instead, looking back before ranking +47 to +87 %, and loading the
+// values after the look-back +7 to +30 % for pairs.
 // Counts in the status words are within the portion (at most 2^26 keys); the
 // 64-bit start of each digit comes from the portion's starts array.
 #pragma once
@@ -108,27 +116,16 @@ __global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
     keys[i] = at < tile_items ? L.d_keys_in[tile_begin + at] : Bits(0);
   }
 
-  // 2. Rank within the warp, in tile order. Past the end: digit 256, which
-  //    joins no match and counts nowhere.
-  std::uint32_t ranks[items];
-  const unsigned lanes_below = (1u << lane) - 1u;
+  // 2. Count: each key adds one to its warp's count of its digit.
 #pragma unroll
-  for (int i = 0; i < items; ++i) {
-    const bool valid = warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items;
-    const std::uint32_t d = valid ? L.digit.of(keys[i]) : std::uint32_t(radix_digits);
-    const unsigned peers = warp_match_bits<radix_digit_bits>(d, valid);
-    const std::uint32_t before = valid ? warp_digit_counts[warp][d] : 0u;
-    __syncwarp();
-    if (valid && lane == 31 - __clz(peers)) warp_digit_counts[warp][d] = before + __popc(peers);
-    __syncwarp();
-    ranks[i] = before + __popc(peers & lanes_below);
-  }
+  for (int i = 0; i < items; ++i)
+    if (warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items)
+      atomicAdd(&warp_digit_counts[warp][L.digit.of(keys[i])], 1u);
   __syncthreads();
 
-  // 3. Count (thread d < 256: digit d): the warps' exclusive counts and the
-  //    tile's count, published before anything else; then the tile's digit
-  //    starts, added to the warps' counts (where each warp's keys of digit d
-  //    start in the tile).
+  // 3. Publish (thread d < 256: digit d): the tile's count of digit d goes
+  //    out before any ranking, so later tiles' look-backs need not wait for
+  //    it; then where each warp's keys of digit d start in the tile.
   const std::uint32_t d = threadIdx.x;
   const bool counts_digit = d < radix_digits;
   const tile_status<std::uint32_t> status(L.d_status + 1, nullptr, L.num_tiles * radix_digits);
@@ -136,20 +133,56 @@ __global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
   std::uint32_t count = 0;
   if (counts_digit) {
 #pragma unroll
-    for (int w = 0; w < warps; ++w) {
-      const std::uint32_t c = warp_digit_counts[w][d];
-      warp_digit_counts[w][d] = count;
-      count += c;
-    }
+    for (int w = 0; w < warps; ++w) count += warp_digit_counts[w][d];
     status.publish(word, my.tile == 0 ? tile_state::inclusive : tile_state::aggregate, count, my.tag);
   }
-  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the counts above)
+  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the reads above)
   if (counts_digit) {
+    std::uint32_t start = tile_start;
 #pragma unroll
-    for (int w = 0; w < warps; ++w) warp_digit_counts[w][d] += tile_start;
+    for (int w = 0; w < warps; ++w) {
+      const std::uint32_t c = warp_digit_counts[w][d];
+      warp_digit_counts[w][d] = start;
+      start += c;
+    }
+  }
+  __syncthreads();
 
-    // 4. Look back over digit d: its count in the portion's earlier tiles.
-    //    Tile 0 publishes an inclusive count, so the walk stops by then.
+  // 4. Rank within the warp, in tile order, and stage each key at its tile
+  //    position: lanes with the same digit find each other (one ballot per
+  //    digit bit) and take the next positions of the warp's run of that
+  //    digit, so equal digits keep their input order. Past the end: digit
+  //    256, which joins no match.
+  std::uint32_t ranks[shape::has_values ? items : 1];
+  const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const bool valid = warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items;
+    const std::uint32_t k = valid ? L.digit.of(keys[i]) : std::uint32_t(radix_digits);
+    const unsigned peers = warp_match_bits<radix_digit_bits>(k, valid);
+    const std::uint32_t next = valid ? warp_digit_counts[warp][k] : 0u;
+    __syncwarp();
+    if (valid && lane == 31 - __clz(peers)) warp_digit_counts[warp][k] = next + __popc(peers);
+    __syncwarp();
+    const std::uint32_t rank = next + __popc(peers & lanes_below);
+    if (valid) staged_keys[rank] = keys[i];
+    if constexpr (shape::has_values) ranks[i] = rank;
+  }
+
+  // 5. Stage the values at their keys' positions (their loads in flight
+  //    while the look-back below waits).
+  if constexpr (shape::has_values) {
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      const std::uint32_t at = warp_begin + std::uint32_t(i) * warp_threads + lane;
+      if (at < tile_items) staged_values[ranks[i]] = L.d_values_in[tile_begin + at];
+    }
+  }
+
+  // 6. Look back over digit d (thread d < 256): its count in the portion's
+  //    earlier tiles. Tile 0 publishes an inclusive count, so the walk stops
+  //    by then.
+  if (counts_digit) {
     std::uint32_t before = 0;
     if (my.tile > 0) {
       std::uint32_t pred = my.tile - 1;
@@ -173,25 +206,7 @@ __global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
   }
   __syncthreads();
 
-  // 5. Stage keys, then values, at their tile positions in digit order.
-#pragma unroll
-  for (int i = 0; i < items; ++i) {
-    if (warp_begin + std::uint32_t(i) * warp_threads + lane < tile_items) {
-      const std::uint32_t k = L.digit.of(keys[i]);
-      ranks[i] += warp_digit_counts[warp][k];
-      staged_keys[ranks[i]] = keys[i];
-    }
-  }
-  if constexpr (shape::has_values) {
-#pragma unroll
-    for (int i = 0; i < items; ++i) {
-      const std::uint32_t at = warp_begin + std::uint32_t(i) * warp_threads + lane;
-      if (at < tile_items) staged_values[ranks[i]] = L.d_values_in[tile_begin + at];
-    }
-  }
-  __syncthreads();
-
-  // 6. Write: tile position j of digit k goes to digit_destinations[k] + j.
+  // 7. Write: tile position j of digit k goes to digit_destinations[k] + j.
   for (std::uint32_t j = threadIdx.x; j < tile_items; j += threads) {
     const Bits key = staged_keys[j];
     const unsigned long long to = digit_destinations[L.digit.of(key)] + j;
