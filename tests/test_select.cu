@@ -297,13 +297,14 @@ bool host_predicate(const scankit::predicate<T>& p, T x) {
 }
 
 /// Values at and next to every edge of T: its ends, zero, small bounds, and
-/// for floating point NaN, the infinities, ±0 and the denormals.
+/// for floating point NaN, the infinities, ±0 and the denormals. (The host
+/// API's six types, and the narrower ones the template API also takes.)
 template <class T>
 std::vector<T> edge_values() {
   using lim = std::numeric_limits<T>;
-  std::vector<T> v = {lim::lowest(), T(lim::lowest() + 1), T(0), T(1), T(2), T(3), T(4), T(6), T(7), T(8),
+  std::vector<T> v = {lim::lowest(), T(lim::lowest() + 1), T(0), T(1), T(2), T(3), T(4), T(5), T(6), T(7), T(8),
                       T(lim::max() - 1), lim::max()};
-  if constexpr (std::is_signed_v<T>) v.insert(v.end(), {T(-1), T(-7)});
+  if constexpr (std::is_signed_v<T>) v.insert(v.end(), {T(-1), T(-6), T(-7), T(-8)});
   if constexpr (std::is_floating_point_v<T>) {
     const T inf = lim::infinity(), tiny = lim::denorm_min();
     v.insert(v.end(), {lim::quiet_NaN(), -inf, inf, T(-0.0), tiny, -tiny, lim::min(), std::nextafter(T(3), inf),
@@ -313,7 +314,8 @@ std::vector<T> edge_values() {
 }
 
 TEMPLATE_TEST_CASE("the kernels' form of every host predicate decides as the predicate itself", "[select]",
-                   std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+                   std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double, std::int8_t, std::uint8_t,
+                   std::int16_t, std::uint16_t, bool) {
   using T = TestType;
   using scankit::compare;
   const std::vector<T> values = edge_values<T>();
@@ -1167,6 +1169,10 @@ TEST_CASE("selection rejects bad arguments before any launch", "[select]") {
   const scankit::predicate<std::uint32_t> unknown{static_cast<scankit::compare>(99), 0, 0};
   CHECK_THROWS_AS(scankit::compact_if(ctx, a, b, n, unknown), invalid_argument);
   CHECK_THROWS_AS(scankit::partition_if(ctx, a, b, n, unknown), invalid_argument);
+  CHECK_THROWS_AS(scankit::compact_if_async(ctx, a, b, n, unknown, reinterpret_cast<std::size_t*>(lengths)),
+                  invalid_argument);
+  CHECK_THROWS_AS(scankit::compact_pairs_if(ctx, a, values, b, reinterpret_cast<double*>(b + n), n, unknown),
+                  invalid_argument);
   // uint32 run lengths cannot hold a run of 2^32 items.
   CHECK_THROWS_AS(scankit::run_length_encode(ctx, a, reinterpret_cast<std::uint32_t*>(std::uintptr_t(1) << 46), lengths,
                                              std::size_t(1) << 32),

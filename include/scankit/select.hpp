@@ -16,8 +16,9 @@
 // (count and scatter by decoupled look-back); a textbook policy runs mark →
 // scan (with that policy) → scatter. Errors: std::invalid_argument before
 // any launch (null pointers with n > 0, overlapping arrays except an in-place
-// item output where allowed, bad policy sizes), scankit::cuda_error if CUDA
-// fails. n == 0 gives a count of 0.
+// item output where allowed, bad policy sizes, a predicate whose kind is no
+// scankit::compare), scankit::cuda_error if CUDA fails. n == 0 gives a count
+// of 0.
 #pragma once
 
 #include <scankit/context.hpp>

@@ -6,7 +6,9 @@
 //
 // The value's type converts to the array's element type (so greater(5) works
 // for a float array). Comparisons are the element type's own: a NaN item
-// fails every predicate except not_zero, not_equal and outside_range.
+// fails every predicate except not_zero, not_equal and outside_range. Items
+// are built-in arithmetic types; in the template API (scankit/device/select.cuh)
+// other item types take a device functor instead.
 #pragma once
 
 namespace scankit {

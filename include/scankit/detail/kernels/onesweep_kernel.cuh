@@ -95,7 +95,9 @@ __global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
   extern __shared__ __align__(16) unsigned char onesweep_staging[];
   Bits* const staged_keys = reinterpret_cast<Bits*>(onesweep_staging);
   Value* const staged_values = reinterpret_cast<Value*>(onesweep_staging + shape::tile * sizeof(Bits));
-  __shared__ std::uint32_t warp_digit_counts[warps][radix_digits];  // then: where they start in the tile
+  // Each warp's count of each digit; from step 3 where its keys of the digit
+  // start in the tile, and in step 4 its next free position for the digit.
+  __shared__ std::uint32_t warp_digit_counts[warps][radix_digits];
   __shared__ unsigned long long digit_destinations[radix_digits];  // output index of tile position 0, per digit
   __shared__ launch_ticket ticket;
 
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(onesweep_shape<Bits, Value>::threads)
     for (int w = 0; w < warps; ++w) count += warp_digit_counts[w][d];
     status.publish(word, my.tile == 0 ? tile_state::inclusive : tile_state::aggregate, count, my.tag);
   }
-  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);  // (its barriers order the reads above)
+  const std::uint32_t tile_start = block_exclusive_sum<threads>(count);
   if (counts_digit) {
     std::uint32_t start = tile_start;
 #pragma unroll
