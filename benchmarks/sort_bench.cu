@@ -34,8 +34,8 @@
 // keys/pairs, policy onesweep, type uint32, uint64 or uint32+uint32, one row
 // per baseline (cub, thrust).
 //
-//   sort_bench [--cases=keys32,keys64,pairs32] [--min-log=20] [--max-log=28] [--step-log=2]
-//              [--key-bits=b] [--reps=25] [--warmup=3] [--timeout-s=20] [--seed=N] [--csv=path] [--commit=sha] [--quick]
+//   sort_bench [--cases=keys32,keys64,pairs32] [--min-log=20] [--max-log=28] [--step-log=2] [--key-bits=b]
+//              [--reps=25] [--warmup=3] [--timeout-s=20] [--seed=N] [--csv=path] [--commit=sha] [--quick]
 #include "bench_common.cuh"
 
 #include <scankit/device/sort.cuh>
