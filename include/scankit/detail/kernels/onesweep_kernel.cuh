@@ -50,17 +50,18 @@ namespace scankit::detail {
 /// The block and tile of the onesweep kernel for keys of Bits and values of
 /// Value (no_values: keys only): 4-byte keys 384 threads × 20 keys (7 680 a
 /// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 do not
-/// count or look back. Measured against 256 × 16 and 256 × 8 (H100, three
+/// publish or look back. Measured against 256 × 16 and 256 × 8 (H100, three
 /// interleaved rounds, medians of 15 sorts, 2^20–2^28 keys, with the
 /// ballot-per-bit ranking): 8-byte keys 256 × 16 −9 to −21 % from 2^22;
 /// 4-byte keys 384 × 20 −1 to −3 %, with values −3 to −13 %; 384 × 16,
 /// 256 × 24 and 512 × 16 were no faster, and 8-byte keys on 384 × 12 or
-/// 256 × 12 ranked after 256 × 16 (docs/sort.md).
+/// 256 × 12 ranked after 256 × 16 (docs/sort.md). All of it on the kernel
+/// that ranked before publishing its counts; not measured again since.
 template <class Bits, class Value>
 struct onesweep_shape {
   static constexpr int threads = sizeof(Bits) == 4 ? 384 : 256;
   static constexpr int items = sizeof(Bits) == 4 ? 20 : 16;  // keys per thread
-  static_assert(threads >= radix_digits && threads % warp_threads == 0, "thread d counts and looks back over digit d");
+  static_assert(threads >= radix_digits && threads % warp_threads == 0, "thread d publishes and looks back on digit d");
   static constexpr std::uint32_t tile = std::uint32_t(threads) * items;
   /// Keys per portion: one launch per portion and pass, so that counts within
   /// a portion fit the status words' 32 bits and the status words stay few.
