@@ -65,6 +65,15 @@ inline constexpr std::size_t side_bytes_of = 0;
 template <class Flag>
 inline constexpr std::size_t side_bytes_of<flag_selector<Flag>> = sizeof(Flag);
 
+/// Bit j set for every v[j] for which pred(v[j]) is true.
+template <int Vec, class Item, class Pred>
+__device__ __forceinline__ unsigned bits_where(const Pred& pred, const Item (&v)[Vec]) {
+  unsigned b = 0;
+#pragma unroll
+  for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(pred(v[j]))) << j;
+  return b;
+}
+
 /// Selects items for which pred(item) is true.
 template <class Pred>
 struct predicate_selector {
@@ -72,10 +81,7 @@ struct predicate_selector {
 
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
-    unsigned b = 0;
-#pragma unroll
-    for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(pred(v[j]))) << j;
-    return b;
+    return bits_where(pred, v);
   }
 };
 
@@ -168,10 +174,7 @@ struct predicate_selector<predicate<T>> {
 
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
-    unsigned b = 0;
-#pragma unroll
-    for (int j = 0; j < Vec; ++j) b |= unsigned((*this)(v[j])) << j;
-    return b;
+    return bits_where(*this, v);
   }
 
  private:
