@@ -212,13 +212,18 @@ void check_sort(scankit::context& ctx, cudaStream_t stream, const std::vector<K>
   if (pairs && !in_place_values) CHECK(d_values_in.download(stream, 0, n) == values);
 }
 
-/// The sizes every key type runs: the edges of a warp, of a tile (7 680
-/// 4-byte or 4 096 8-byte keys) and of several tiles, a prime, a random size
-/// (Thrust's comparison below runs 2^20 and more).
+/// The sizes every key type runs: the edges of a warp, of a tile (of keys
+/// alone and of keys with 4-byte values; scankit::detail::onesweep_shape)
+/// and of several tiles, a prime, a random size (Thrust's comparison below
+/// runs 2^20 and more).
 template <class K>
 std::vector<std::size_t> sort_sizes(rng& r) {
-  const std::size_t tile = scankit::detail::onesweep_shape<K, scankit::detail::no_values>::tile;
-  std::vector<std::size_t> sizes = {1, 2, 31, 32, 33, tile - 1, tile, tile + 1, 7 * tile - 1, 7 * tile + 1, 100003};
+  std::vector<std::size_t> sizes = {1, 2, 31, 32, 33, 100003};
+  for (std::size_t tile : {std::size_t(scankit::detail::onesweep_shape<K, scankit::detail::no_values>::tile),
+                           std::size_t(scankit::detail::onesweep_shape<K, std::uint32_t>::tile)})
+    for (std::size_t n : {tile - 1, tile, tile + 1, 7 * tile - 1, 7 * tile + 1}) sizes.push_back(n);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   sizes.push_back(1 + r.below(300000));
   return sizes;
 }

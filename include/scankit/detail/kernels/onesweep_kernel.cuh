@@ -48,25 +48,29 @@
 namespace scankit::detail {
 
 /// The block and tile of the onesweep kernel for keys of Bits and values of
-/// Value (no_values: keys only): 4-byte keys 384 threads × 20 keys (7 680 a
-/// tile), 8-byte keys 256 × 16 (4 096). Threads past the first 256 do not
-/// publish or look back. Measured against 256 × 16 and 256 × 8 (H100, three
-/// interleaved rounds, medians of 15 sorts, 2^20–2^28 keys, with the
-/// ballot-per-bit ranking): 8-byte keys 256 × 16 −9 to −21 % from 2^22;
-/// 4-byte keys 384 × 20 −1 to −3 %, with values −3 to −13 %; 384 × 16,
-/// 256 × 24 and 512 × 16 were no faster, and 8-byte keys on 384 × 12 or
-/// 256 × 12 ranked after 256 × 16 (docs/sort.md). All of it on the kernel
-/// that ranked before publishing its counts; not measured again since.
+/// Value (no_values: keys only): 4-byte keys 384 threads × 24 keys (9 216 a
+/// tile), with values 384 × 22 (8 448); 8-byte keys 256 × 16 (4 096).
+/// Threads past the first 256 do not publish or look back. Against 384 × 20
+/// (H100, three interleaved rounds, medians of 15 sorts, 2^22–2^28, run
+/// twice): 4-byte keys on 384 × 24 −2.4 to −3.5 % from 2^24, +0.6 / +1.4 %
+/// at 2^22; with values 384 × 22 −0.1 to −2.8 % (384 × 24 −0.8 to −3.4 %
+/// from 2^24 but +3.1 % at 2^22, spilling 32 bytes). Not faster: keys on
+/// 512 × 15 (−0.3 to +1.3 %; with values +14 to +36 %), 320 × 28 (+1.5 to
+/// +4 %), 256 × 30 (+5 to +6 %), and 384 × 28, 384 × 32 or 512 × 20, which
+/// leave room for one block per SM (+17 to +28 %); 8-byte keys on 256 × 20,
+/// 320 × 16 or 512 × 8 (+4 to +18 %). Earlier, on the kernel that
+/// ranked before publishing its counts: 8-byte keys 256 × 16 against 256 × 8
+/// −9 to −21 %, 384 × 12 and 256 × 12 behind it (docs/sort.md).
 template <class Bits, class Value>
 struct onesweep_shape {
+  static constexpr bool has_values = !std::is_same_v<Value, no_values>;
   static constexpr int threads = sizeof(Bits) == 4 ? 384 : 256;
-  static constexpr int items = sizeof(Bits) == 4 ? 20 : 16;  // keys per thread
+  static constexpr int items = sizeof(Bits) == 4 ? (has_values ? 22 : 24) : 16;  // keys per thread
   static_assert(threads >= radix_digits && threads % warp_threads == 0, "thread d publishes and looks back on digit d");
   static constexpr std::uint32_t tile = std::uint32_t(threads) * items;
   /// Keys per portion: one launch per portion and pass, so that counts within
   /// a portion fit the status words' 32 bits and the status words stay few.
   static constexpr std::uint32_t portion_items = (std::uint32_t(1) << 26) / tile * tile;
-  static constexpr bool has_values = !std::is_same_v<Value, no_values>;
   /// Dynamic shared memory: the staged keys, then the staged values.
   static constexpr std::size_t staged_bytes = tile * sizeof(Bits) + (has_values ? tile * sizeof(Value) : 0);
   static_assert(tile * sizeof(Bits) % 16 == 0, "staged values 16-byte aligned");
