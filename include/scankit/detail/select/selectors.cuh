@@ -162,19 +162,24 @@ struct predicate_selector<predicate<T>> {
     }
   }
 
-  /// Whether x is selected.
-  __host__ __device__ __forceinline__ bool operator()(const T& x) const {
-    bool inside;
+  /// Whether x lies in the range.
+  __host__ __device__ __forceinline__ bool inside(const T& x) const {
     if constexpr (std::is_floating_point_v<T>)
-      inside = (lo_open ? lo < x : lo <= x) && (hi_open ? x < hi : x <= hi);
+      return (lo_open ? lo < x : lo <= x) && (hi_open ? x < hi : x <= hi);
     else
-      inside = lo <= x && x <= hi;
-    return inside != outside;
+      return lo <= x && x <= hi;
   }
 
+  /// Whether x is selected.
+  __host__ __device__ __forceinline__ bool operator()(const T& x) const { return inside(x) != outside; }
+
+  /// The range test per item; taking the outside flips the vector's bits
+  /// once (one logic operation a vector instead of one an item).
   template <int Vec, class Item>
   __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
-    return bits_where(*this, v);
+    static_assert(Vec < 32, "one bit per item of the vector");
+    constexpr unsigned vector_bits = (1u << Vec) - 1;
+    return bits_where([this](const T& x) { return inside(x); }, v) ^ (outside ? vector_bits : 0u);
   }
 
  private:
