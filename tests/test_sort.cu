@@ -426,9 +426,9 @@ TEST_CASE("the template API moves values of any trivially copyable type", "[gpu]
 }
 
 TEST_CASE("radix sort over several portions carries each digit's start from portion to portion", "[gpu][sort]") {
-  // Three passes over four portions (of 2^26 - 3 024 4-byte keys, whole
-  // tiles): after the first pass every portion holds keys from all input
-  // portions. Checked in linear time:
+  // Three passes over four portions (of 2^26 - 6 400 4-byte keys with
+  // 4-byte values, whole tiles): after the first pass every portion holds
+  // keys from all input portions. Checked in linear time:
   // keys[i] == input[values[i]], values a permutation, and each neighbour
   // pair in order (ties by position: stable).
   cuda_stream stream;

@@ -49,8 +49,10 @@ namespace scankit::detail {
 
 /// The block and tile of the onesweep kernel for keys of Bits and values of
 /// Value (no_values: keys only): 4-byte keys 384 threads × 24 keys (9 216 a
-/// tile), with values 384 × 22 (8 448); 8-byte keys 256 × 16 (4 096).
-/// Threads past the first 256 do not publish or look back. Against 384 × 20
+/// tile), with 4-byte values 384 × 22 (8 448), with wider values 384 × 20
+/// (7 680: with 8-byte values two blocks still fit an SM's shared memory);
+/// 8-byte keys 256 × 16 (4 096). Threads past the first 256 do not publish
+/// or look back. Against 384 × 20
 /// (H100, three interleaved rounds, medians of 15 sorts, 2^22–2^28, run
 /// twice): 4-byte keys on 384 × 24 −2.4 to −3.5 % from 2^24, +0.6 / +1.4 %
 /// at 2^22; with values 384 × 22 −0.1 to −2.8 % (384 × 24 −0.8 to −3.4 %
@@ -65,7 +67,8 @@ template <class Bits, class Value>
 struct onesweep_shape {
   static constexpr bool has_values = !std::is_same_v<Value, no_values>;
   static constexpr int threads = sizeof(Bits) == 4 ? 384 : 256;
-  static constexpr int items = sizeof(Bits) == 4 ? (has_values ? 22 : 24) : 16;  // keys per thread
+  static constexpr int items =  // keys per thread
+      sizeof(Bits) == 8 ? 16 : !has_values ? 24 : sizeof(Value) <= 4 ? 22 : 20;
   static_assert(threads >= radix_digits && threads % warp_threads == 0, "thread d publishes and looks back on digit d");
   static constexpr std::uint32_t tile = std::uint32_t(threads) * items;
   /// Keys per portion: one launch per portion and pass, so that counts within
