@@ -24,30 +24,32 @@ std::size_t with_value_word(std::size_t value_bytes, F&& f) {
   std::size_t scankit::detail::compact_if(context& ctx, const T* d_in, T* d_out, std::size_t n,                  \
                                           const predicate<T>& pred, std::size_t* d_count,                        \
                                           const scan_policy& policy) {                                           \
+    const char* name = d_count ? "compact_if_async" : "compact_if";                                              \
     return run_select<select_mode::compact>(ctx, device::detail_select::plain_arrays(d_in, d_out),               \
-                                            predicate_selector<predicate<T>>{pred}, n, d_count, policy,           \
-                                            d_count ? "compact_if_async" : "compact_if");                        \
+                                            predicate_selector<predicate<T>>(pred, name), n, d_count, policy,    \
+                                            name);                                                                \
   }                                                                                                               \
   std::size_t scankit::detail::compact_pairs_if(context& ctx, const T* d_keys_in, const void* d_values_in,       \
                                                 T* d_keys_out, void* d_values_out, std::size_t value_bytes,      \
                                                 std::size_t n, const predicate<T>& pred, std::size_t* d_count,   \
                                                 const scan_policy& policy) {                                     \
+    const char* name = d_count ? "compact_pairs_if_async" : "compact_pairs_if";                                  \
     return with_value_word(value_bytes, [&](auto* value) -> std::size_t {                                        \
       using V = std::remove_pointer_t<decltype(value)>;                                                          \
       return run_select<select_mode::compact>(                                                                   \
           ctx,                                                                                                    \
           device::detail_select::pair_arrays(d_keys_in, static_cast<const V*>(d_values_in), nullptr, 0,          \
                                              d_keys_out, static_cast<V*>(d_values_out)),                         \
-          predicate_selector<predicate<T>>{pred}, n, d_count, policy,                                             \
-          d_count ? "compact_pairs_if_async" : "compact_pairs_if");                                              \
+          predicate_selector<predicate<T>>(pred, name), n, d_count, policy, name);                               \
     });                                                                                                           \
   }                                                                                                               \
   std::size_t scankit::detail::partition_if(context& ctx, const T* d_in, T* d_out, std::size_t n,                \
                                             const predicate<T>& pred, std::size_t* d_count,                      \
                                             const scan_policy& policy) {                                         \
+    const char* name = d_count ? "partition_if_async" : "partition_if";                                          \
     return run_select<select_mode::partition>(ctx, device::detail_select::plain_arrays(d_in, d_out),             \
-                                              predicate_selector<predicate<T>>{pred}, n, d_count,                 \
-                                              policy, d_count ? "partition_if_async" : "partition_if");          \
+                                              predicate_selector<predicate<T>>(pred, name), n, d_count, policy,  \
+                                              name);                                                              \
   }                                                                                                               \
   std::size_t scankit::detail::unique(context& ctx, const T* d_in, T* d_out, std::size_t n, std::size_t* d_count, \
                                       const scan_policy& policy) {                                               \

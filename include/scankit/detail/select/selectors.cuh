@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace scankit::detail {
@@ -138,7 +139,9 @@ struct predicate_selector<predicate<T>> {
   bool outside = false;  // select what lies outside the range
 
   predicate_selector() = default;  // a placeholder in the kernels' launch arguments, assigned before use
-  explicit predicate_selector(const predicate<T>& p) : lo(lowest()), hi(highest()) {
+  /// `call` (e.g. "compact_if") names the call in the error for a predicate
+  /// of an unknown kind.
+  explicit predicate_selector(const predicate<T>& p, const char* call = nullptr) : lo(lowest()), hi(highest()) {
     switch (p.kind) {
       case compare::not_zero: lo = hi = T(0), outside = true; break;
       case compare::equal: lo = hi = p.a; break;
@@ -149,7 +152,9 @@ struct predicate_selector<predicate<T>> {
       case compare::greater_equal: lo = p.a; break;
       case compare::in_range: lo = p.a, hi = p.b, hi_open = true; break;
       case compare::outside_range: lo = p.a, hi = p.b, hi_open = true, outside = true; break;
-      default: throw std::invalid_argument("scankit: predicate of an unknown compare kind");
+      default:
+        throw std::invalid_argument((call ? std::string("scankit::") + call : std::string("scankit")) +
+                                    ": predicate of an unknown compare kind");
     }
     if constexpr (!std::is_floating_point_v<T>) {  // close the open bounds
       if ((lo_open && lo == highest()) || (hi_open && hi == lowest())) {
