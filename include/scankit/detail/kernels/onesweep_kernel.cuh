@@ -52,17 +52,17 @@ namespace scankit::detail {
 /// tile), with 4-byte values 384 × 22 (8 448), with wider values 384 × 20
 /// (7 680: with 8-byte values two blocks still fit an SM's shared memory);
 /// 8-byte keys 256 × 16 (4 096). Threads past the first 256 do not publish
-/// or look back. Against 384 × 20
-/// (H100, three interleaved rounds, medians of 15 sorts, 2^22–2^28, run
-/// twice): 4-byte keys on 384 × 24 −2.4 to −3.5 % from 2^24, +0.6 / +1.4 %
-/// at 2^22; with values 384 × 22 −0.1 to −2.8 % (384 × 24 −0.8 to −3.4 %
-/// from 2^24 but +3.1 % at 2^22, spilling 32 bytes). Not faster: keys on
-/// 512 × 15 (−0.3 to +1.3 %; with values +14 to +36 %), 320 × 28 (+1.5 to
-/// +4 %), 256 × 30 (+5 to +6 %), and 384 × 28, 384 × 32 or 512 × 20, which
-/// leave room for one block per SM (+17 to +28 %); 8-byte keys on 256 × 20,
-/// 320 × 16 or 512 × 8 (+4 to +18 %). Earlier, on the kernel that
-/// ranked before publishing its counts: 8-byte keys 256 × 16 against 256 × 8
-/// −9 to −21 %, 384 × 12 and 256 × 12 behind it (docs/sort.md).
+/// or look back. Against 384 × 20 (H100, three interleaved rounds, medians
+/// of 15 sorts, 2^22–2^28, run twice): 4-byte keys on 384 × 24 −2.4 to
+/// −3.5 % from 2^24, +0.6 / +1.4 % at 2^22; with values 384 × 22 −0.1 to
+/// −2.8 % (384 × 24 −0.8 to −3.4 % from 2^24 but +3.1 % at 2^22, spilling
+/// 32 bytes). Not faster: keys on 512 × 15 (−0.3 to +1.3 %; with values +14
+/// to +36 %), 320 × 28 (+1.5 to +4 %), 256 × 30 (+5 to +6 %), and 384 × 28,
+/// 384 × 32 or 512 × 20, which leave room for one block per SM (+17 to
+/// +28 %); 8-byte keys on 256 × 20, 320 × 16 or 512 × 8 (+4 to +18 %).
+/// Earlier, on the kernel that ranked before publishing its counts: 8-byte
+/// keys 256 × 16 against 256 × 8 −9 to −21 %, 384 × 12 and 256 × 12 behind
+/// it (docs/sort.md).
 template <class Bits, class Value>
 struct onesweep_shape {
   static constexpr bool has_values = !std::is_same_v<Value, no_values>;
