@@ -884,20 +884,23 @@ def write_markdown(cases, meta, csv_path, md_path, title):
             f.write("\n".join(lines) + "\n")
         print(f"wrote {md_path} ({len(cases)} cases)")
         return
+    show_cub = any("cub" in c["baselines"] for c in cases.values())
     show_thrust = any("thrust" in c["baselines"] for c in cases.values())
-    cols = ["type", "variant"] + (["policy"] if show_policy else []) + [
-        "n", "scankit ms", "CUB ms"] + (["Thrust ms"] if show_thrust else []) + [
-        "copy ms", "scankit % copy", "CUB % copy", "speedup vs CUB"] + (["vs Thrust"] if show_thrust else [])
+    cols = ["type", "variant"] + (["policy"] if show_policy else []) + ["n", "scankit ms"] + (
+        ["CUB ms"] if show_cub else []) + (["Thrust ms"] if show_thrust else []) + [
+        "copy ms", "scankit % copy"] + (["CUB % copy", "speedup vs CUB"] if show_cub else []) + (
+        ["vs Thrust"] if show_thrust else [])
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "|".join("---" if i < (3 if show_policy else 2) else "---:" for i in range(len(cols))) + "|")
     for k in sorted_keys(cases):
         c = cases[k]
         sk, cp = c["scankit_ms"], c["copy_ms"]
         cub, thr = c["baselines"].get("cub"), c["baselines"].get("thrust")
-        row = [k[3], k[1]] + ([k[2]] if show_policy else []) + [size_label(k[4]), fmt_ms(sk), fmt_ms(cub)] + (
-            [fmt_ms(thr)] if show_thrust else []) + [
-            fmt_ms(cp), fmt_pct(cp / sk * 100), fmt_pct(None if cub is None else cp / cub * 100),
-            fmt_x(ratio(cub, sk))] + ([fmt_x(ratio(thr, sk))] if show_thrust else [])
+        row = [k[3], k[1]] + ([k[2]] if show_policy else []) + [size_label(k[4]), fmt_ms(sk)] + (
+            [fmt_ms(cub)] if show_cub else []) + ([fmt_ms(thr)] if show_thrust else []) + [
+            fmt_ms(cp), fmt_pct(cp / sk * 100)] + (
+            [fmt_pct(None if cub is None else cp / cub * 100), fmt_x(ratio(cub, sk))] if show_cub else []) + (
+            [fmt_x(ratio(thr, sk))] if show_thrust else [])
         lines.append("| " + " | ".join(row) + " |")
     with open(md_path, "w") as f:
         f.write("\n".join(lines) + "\n")
