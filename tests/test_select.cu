@@ -313,6 +313,22 @@ std::vector<T> edge_values() {
   return v;
 }
 
+/// Whether selector.bits<Vec>() over every window of Vec consecutive values
+/// (cyclic) sets exactly the bits of the items host_predicate selects.
+template <int Vec, class T, class Selector>
+bool vector_bits_agree(const Selector& selector, const scankit::predicate<T>& pred, const std::vector<T>& values) {
+  for (std::size_t start = 0; start < values.size(); ++start) {
+    T v[Vec];
+    unsigned expected = 0;
+    for (int j = 0; j < Vec; ++j) {
+      v[j] = values[(start + std::size_t(j)) % values.size()];
+      expected |= unsigned(host_predicate(pred, v[j])) << j;
+    }
+    if (selector.template bits<Vec>(v, v, 0, Vec) != expected) return false;
+  }
+  return true;
+}
+
 TEMPLATE_TEST_CASE("the kernels' form of every host predicate decides as the predicate itself", "[select]",
                    std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double, std::int8_t, std::uint8_t,
                    std::int16_t, std::uint16_t, bool) {
@@ -331,6 +347,10 @@ TEMPLATE_TEST_CASE("the kernels' form of every host predicate decides as the pre
           if (selector(x) != host_predicate(pred, x) && wrong++ == 0) first_wrong = x;
         CAPTURE(type_name<T>(), int(kind), double(a), double(b), double(first_wrong));
         REQUIRE(wrong == 0);
+        // The kernels' vector form: bit j for item j of every window of the
+        // values (a vector of 16 bytes, and one item), no bit past the vector.
+        REQUIRE(vector_bits_agree<scankit::detail::vector_items<T>>(selector, pred, values));
+        REQUIRE(vector_bits_agree<1>(selector, pred, values));
       }
 }
 

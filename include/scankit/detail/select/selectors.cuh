@@ -68,7 +68,7 @@ inline constexpr std::size_t side_bytes_of<flag_selector<Flag>> = sizeof(Flag);
 
 /// Bit j set for every v[j] for which pred(v[j]) is true.
 template <int Vec, class Item, class Pred>
-__device__ __forceinline__ unsigned bits_where(const Pred& pred, const Item (&v)[Vec]) {
+__host__ __device__ __forceinline__ unsigned bits_where(const Pred& pred, const Item (&v)[Vec]) {
   unsigned b = 0;
 #pragma unroll
   for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(pred(v[j]))) << j;
@@ -179,9 +179,10 @@ struct predicate_selector<predicate<T>> {
   __host__ __device__ __forceinline__ bool operator()(const T& x) const { return inside(x) != outside; }
 
   /// The range test per item; taking the outside flips the vector's bits
-  /// once (one logic operation a vector instead of one an item).
+  /// once (one logic operation a vector instead of one an item). Host and
+  /// device, so the host-side tests check the kernels' form.
   template <int Vec, class Item>
-  __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
+  __host__ __device__ __forceinline__ unsigned bits(const Item (&v)[Vec], const Item*, std::size_t, unsigned) const {
     static_assert(Vec < 32, "one bit per item of the vector");
     constexpr unsigned vector_bits = (1u << Vec) - 1;
     return bits_where([this](const T& x) { return inside(x); }, v) ^ (outside ? vector_bits : 0u);
