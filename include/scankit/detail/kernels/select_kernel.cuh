@@ -273,7 +273,7 @@ inline constexpr bool has_small_call_select_tuning =
 /// the resolver warp, not measured since); below 2^23 most kernels lost, up to
 /// 37 %.
 template <select_mode Mode, class Value, class Item, std::size_t SideBytes>
-inline constexpr bool select_wide_tiles = Mode == select_mode::compact && std::is_same_v<Value, no_values> &&
+inline constexpr bool select_wide_tiles = Mode == select_mode::compact && select_resolver_warp<Mode, Value> &&
                                           (sizeof(Item) == 4 || sizeof(Item) == 8) && SideBytes <= 1;
 
 /// The call size from which select_wide_tiles kernels run one block per SM:
