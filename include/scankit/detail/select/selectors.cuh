@@ -70,7 +70,9 @@ inline constexpr std::size_t side_bytes_of<flag_selector<Flag>> = sizeof(Flag);
 template <int Vec, class Item, class Pred>
 __host__ __device__ __forceinline__ unsigned bits_where(const Pred& pred, const Item (&v)[Vec]) {
   unsigned b = 0;
+#if defined(__CUDA_ARCH__)  // (a host compiler would warn of an unknown pragma)
 #pragma unroll
+#endif
   for (int j = 0; j < Vec; ++j) b |= unsigned(static_cast<bool>(pred(v[j]))) << j;
   return b;
 }
