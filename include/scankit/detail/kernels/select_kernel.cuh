@@ -436,6 +436,39 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
   };
 
+  // Run-length encoding: where buffer b's heads leave room for their
+  // positions (uint32, one per head, from the next 16-byte boundary on), the
+  // positions go there while the heads are put in their slots, and the
+  // lengths go out with the heads — no pass of their own, two barriers
+  // fewer before the buffer's refill (else null: write_run_lengths). Fits
+  // up to about half of a tile's items as heads for 4-byte items, two
+  // thirds for 8-byte. H200, three interleaved rounds of medians of 25
+  // calls (two of 15 at 2^26–2^28), against the pass for every tile,
+  // 2^20–2^28: 10 % heads uint32 −6.0 to −10.4 %, uint64 −2.8 to −6.4 %;
+  // 50 % uint64 −2.9 to −5.3 %, uint32 −0.5 to +1.7 %; 90 % (the pass)
+  // +0.5 to +3.6 % (docs/select.md, "Run lengths beside the heads").
+  auto positions_beside_heads = [&](int b) -> std::uint32_t* {
+    const unsigned heads = count_of(tile_total[b]);
+    const unsigned offset = (heads * unsigned(sizeof(Item)) + 15) / 16 * 16;
+    if (offset + heads * 4 > tile_size * unsigned(sizeof(Item))) return nullptr;
+    return reinterpret_cast<std::uint32_t*>(reinterpret_cast<unsigned char*>(staged_of(b)) + offset);
+  };
+  // The lengths of a tile's runs from the head positions beside its heads
+  // (first: the output slot of its first head; head_before: the last head
+  // before the tile, launch-local + 1, 0 = none in this launch).
+  auto write_run_lengths_beside = [&](const std::uint32_t* positions, unsigned heads, std::uint64_t first,
+                                      std::uint32_t head_before) {
+    if constexpr (runs) {
+      for (unsigned k = threadIdx.x; k < heads; k += threads) {
+        const std::uint64_t out = first + k;
+        if (out == 0) continue;  // the call's first run: no run before it
+        const std::uint32_t p = k == 0 ? head_before : positions[k - 1];
+        const std::uint64_t previous = p != 0 ? L.chunk_begin + p - 1 : carry.last_head;
+        L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + positions[k] - 1 - previous);
+      }
+    }
+  };
+
   // Every launch is the programmatic dependent of the kernel before it in
   // the stream, so its blocks start while that one finishes: wait for it
   // before touching global memory — except partition's first launch after
@@ -581,9 +614,13 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       }
 
       // Tile k's selected items to their slots (from its aggregate's scan in
-      // the iteration before).
+      // the iteration before). Run-length encoding: each head's launch-local
+      // position + 1 to its slot of head_positions, where they fit in the
+      // buffer after the heads.
       unsigned before = count_of(warp_prefix[b][warp]);
       unsigned round_slot[rounds];  // run-length encoding: slot of this thread's first head of round r
+      std::uint32_t* const head_positions = runs ? positions_beside_heads(b) : nullptr;
+      const unsigned tile_begin = tile * tile_size;
 #pragma unroll
       for (int r = 0; r < rounds; ++r) {
         const unsigned rb = (bits >> (r * vec)) & vec_mask;
@@ -593,7 +630,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         round_slot[r] = slot;
 #pragma unroll
         for (int j = 0; j < vec; ++j)
-          if ((rb >> j) & 1u) staged[slot++] = items[r][j];
+          if ((rb >> j) & 1u) {
+            if (runs && head_positions != nullptr) head_positions[slot] = tile_begin + round_offset(r) + unsigned(j) + 1;
+            staged[slot++] = items[r][j];
+          }
         before += shfl_idx(inclusive, warp_threads - 1);
       }
       selecting_sync();  // the tile is rearranged
@@ -610,7 +650,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         // to +1.7 % at 10 % (H200, 2^21–2^28, before the resolver;
         // docs/select.md, "Run heads in 16-byte stores").
         store_run<threads, false>(staged, L.d_out + first, tile_selected, threadIdx.x);
-        write_run_lengths(b, bits, round_slot, first, buffer_prefix[b].last_head);
+        if (head_positions != nullptr)
+          write_run_lengths_beside(head_positions, tile_selected, first, buffer_prefix[b].last_head);
+        else
+          write_run_lengths(b, bits, round_slot, first, buffer_prefix[b].last_head);
       } else {
         store_run<threads>(staged, L.d_out + first, tile_selected, threadIdx.x);
       }
