@@ -394,6 +394,14 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
   };
 
+  // Run-length encoding: the length of the run from one head to the next
+  // (launch-local positions + 1; head_before 0 = none in this launch, then
+  // carry.last_head).
+  auto run_length = [&](std::uint32_t head_before, std::uint32_t head) {
+    const std::uint64_t previous = head_before != 0 ? L.chunk_begin + head_before - 1 : carry.last_head;
+    return L.chunk_begin + head - 1 - previous;
+  };
+
   // Run-length encoding, once buffer b's heads are out (first: the output
   // slot of its first head; round_slot: the tile slot of this thread's first
   // head of each round): head s of the tile ends the run before it, whose
@@ -428,8 +436,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         for (unsigned k = threadIdx.x; k < heads; k += threads) {
           const std::uint64_t out = first + piece + k;
           if (out == 0) continue;  // the call's first run: no run before it
-          const std::uint64_t previous = pos[k] != 0 ? L.chunk_begin + pos[k] - 1 : carry.last_head;
-          L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + pos[k + 1] - 1 - previous);
+          L.d_values_out[out - 1] = static_cast<Value>(run_length(pos[k], pos[k + 1]));
         }
         if (threadIdx.x == 0) head_before = pos[heads];
       }
@@ -462,9 +469,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       for (unsigned k = threadIdx.x; k < heads; k += threads) {
         const std::uint64_t out = first + k;
         if (out == 0) continue;  // the call's first run: no run before it
-        const std::uint32_t p = k == 0 ? head_before : positions[k - 1];
-        const std::uint64_t previous = p != 0 ? L.chunk_begin + p - 1 : carry.last_head;
-        L.d_values_out[out - 1] = static_cast<Value>(L.chunk_begin + positions[k] - 1 - previous);
+        L.d_values_out[out - 1] = static_cast<Value>(run_length(k == 0 ? head_before : positions[k - 1], positions[k]));
       }
     }
   };
@@ -631,7 +636,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
 #pragma unroll
         for (int j = 0; j < vec; ++j)
           if ((rb >> j) & 1u) {
-            if (runs && head_positions != nullptr) head_positions[slot] = tile_begin + round_offset(r) + unsigned(j) + 1;
+            if (head_positions != nullptr) head_positions[slot] = tile_begin + round_offset(r) + unsigned(j) + 1;
             staged[slot++] = items[r][j];
           }
         before += shfl_idx(inclusive, warp_threads - 1);
