@@ -377,6 +377,14 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
   };
 
+  // One warp, for tile > 0 once its aggregate is out: its exclusive prefix
+  // by look-back; publishes its inclusive prefix.
+  auto resolve_prefix = [&](std::uint32_t tile, const prefix_t& total) {
+    const prefix_t before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
+    if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
+    return before;
+  };
+
   // The launch's last tile, all its inclusive prefix: hand the counts on to
   // the next launch, or finish the call (run-length encoding: the last run
   // ends with the input).
@@ -543,12 +551,13 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // it: 4–7 % slower at 2^28); then, once tile j's
       // aggregate is out, look back for its prefix, which the selecting warps
       // need only after selecting the next tile and rearranging this one.
-      // Its look-back repeats warp 0's in the other schedule on purpose: one
-      // shared step for look-back and hand-off had moved several kernels'
-      // registers and measured uint64 run-length encoding (then in the other
-      // schedule) 2.3–3.7 % slower at 2^24 and 2^28 (docs/select.md, "two
-      // changes measured and left out"); the launch's last-tile hand-off is
-      // shared (finish_launch).
+      // Its hand-off of the prefix repeats warp 0's in the other schedule on
+      // purpose: one shared step for look-back and hand-off had moved several
+      // kernels' registers and measured uint64 run-length encoding (then in
+      // the other schedule) 2.3–3.7 % slower at 2^24 and 2^28 (docs/select.md,
+      // "two changes measured and left out"); the look-back itself
+      // (resolve_prefix) and the launch's last-tile hand-off (finish_launch)
+      // are shared.
       for (std::uint32_t j = 0;; ++j) {
         const int b = int(j % stages);
         const std::uint32_t tile = buffer_tile[b];
@@ -572,10 +581,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         __syncwarp();
         const prefix_t total = tile_total[b];
         prefix_t before{};
-        if (tile != 0) {
-          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
-          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
-        }
+        if (tile != 0) before = resolve_prefix(tile, total);
         if (lane == 0) {
           buffer_prefix[b] = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
@@ -740,10 +746,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         if (has_next) publish_aggregate(next);
         const prefix_t total = tile_total[b];
         prefix_t before{};
-        if (tile != 0) {
-          before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
-          if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
-        }
+        if (tile != 0) before = resolve_prefix(tile, total);
         if (lane == 0) {
           tile_prefix = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
