@@ -278,8 +278,15 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   const tile_status<prefix_t> status(L.d_status + 1, L.d_status_scratch, L.num_tiles);
   const tile_status<std::uint32_t> block_counts(L.d_count_words, nullptr, 0);  // partition counting in the launch
 
-  // Launch-local position + 1 of the highest set bit of `b` (bit 0 = round
-  // r0's first item) in the tile starting at tile_begin.
+  // Run-length encoding's head positions: launch-local position + 1 (so 0
+  // means none) of this thread's item j of round r in the tile starting at
+  // tile_begin.
+  auto head_position = [&](unsigned tile_begin, int r, int j) -> std::uint32_t {
+    return tile_begin + round_offset(r) + unsigned(j) + 1;
+  };
+  // head_position of the highest set bit of `b` (bit 0 = round r0's first
+  // item), 0 if none (written out: through head_position the compiler
+  // orders its additions differently).
   auto last_head_of = [&](unsigned b, int r0, unsigned tile_begin) -> std::uint32_t {
     if (b == 0) return 0;
     const int p = 31 - __clz(b) + r0 * vec;
@@ -434,7 +441,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
 #pragma unroll
           for (int j = 0; j < vec; ++j) {
             if ((bits >> (r * vec + j)) & 1u) {
-              if (slot - piece < piece_heads) pos[slot - piece + 1] = tile_begin + round_offset(r) + unsigned(j) + 1;
+              if (slot - piece < piece_heads) pos[slot - piece + 1] = head_position(tile_begin, r, j);
               ++slot;
             }
           }
@@ -642,7 +649,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
 #pragma unroll
         for (int j = 0; j < vec; ++j)
           if ((rb >> j) & 1u) {
-            if (head_positions != nullptr) head_positions[slot] = tile_begin + round_offset(r) + unsigned(j) + 1;
+            if (head_positions != nullptr) head_positions[slot] = head_position(tile_begin, r, j);
             staged[slot++] = items[r][j];
           }
         before += shfl_idx(inclusive, warp_threads - 1);
