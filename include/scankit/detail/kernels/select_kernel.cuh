@@ -385,8 +385,10 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
   };
 
   // One warp, for tile > 0 once its aggregate is out: its exclusive prefix
-  // by look-back; publishes its inclusive prefix.
-  auto resolve_prefix = [&](std::uint32_t tile, const prefix_t& total) {
+  // by look-back (its first poll after `first_poll_delay_ns`); publishes its
+  // inclusive prefix.
+  auto resolve_prefix = [&](std::uint32_t tile, const prefix_t& total, unsigned first_poll_delay_ns) {
+    if (first_poll_delay_ns > 0) __nanosleep(first_poll_delay_ns);
     const prefix_t before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
     if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
     return before;
@@ -548,6 +550,11 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // two blocks per SM +1.9 to +4.2 % at 2^24 (docs/select.md, "The
     // refill's ticket beside the write-out").
     constexpr bool ticket_beside_write_out = sizeof(Item) == 4 && Tuning::blocks_per_sm == 1;
+    // In calls of more than `stages` tiles per block the resolver's first
+    // poll for a tile waits a while (select_first_poll_delay_ns has the
+    // measurements).
+    const unsigned first_poll_delay_ns =
+        L.num_tiles > std::uint32_t(stages) * gridDim.x ? select_first_poll_delay_ns : 0u;
 
     if (warp == warps) {
       // The resolver, per tile j of the block: refill the buffer of tile
@@ -588,7 +595,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         __syncwarp();
         const prefix_t total = tile_total[b];
         prefix_t before{};
-        if (tile != 0) before = resolve_prefix(tile, total);
+        if (tile != 0) before = resolve_prefix(tile, total, first_poll_delay_ns);
         if (lane == 0) {
           buffer_prefix[b] = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
@@ -753,7 +760,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         if (has_next) publish_aggregate(next);
         const prefix_t total = tile_total[b];
         prefix_t before{};
-        if (tile != 0) before = resolve_prefix(tile, total);
+        if (tile != 0) before = resolve_prefix(tile, total, 0);
         if (lane == 0) {
           tile_prefix = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
