@@ -44,13 +44,13 @@ inline constexpr bool select_resolver_warp =
 /// How long the resolver warp sleeps before its first poll for a tile's
 /// prefix, in calls of more than select_stages tiles per block (in smaller
 /// ones it polls at once). Measured on the H100 against polling at once
-/// (three interleaved rounds, medians of 25 calls, 2^20–2^28): the host
-/// API's compact_if −1.6 to −4.9 % from 2^24 (uint32 2^28 at 10 %
-/// selected: 438 → 417 µs), unique and compaction by flags within ±1 %;
-/// polling at once in every call instead, compact_if −0.5 to +3.1 % at
-/// 2^20–2^22; 350 ns between polls instead of 8, 16, … 256, or the CUB
-/// sm_90 tuning's 1 140 ns first and 380 ns between, no better
-/// (docs/select.md, "How often the resolver polls").
+/// (three interleaved rounds, medians of 25 calls, 10 / 50 / 90 %
+/// selected): compaction by flags, compact_if and unique 0.4–5.5 % faster
+/// at 2^24–2^28 (the most at 10 %), run-length encoding −1.0 to +1.3 %,
+/// partition (no resolver) unchanged; sleeping in every call, the host-API
+/// compact_if up to 3.1 % slower at 2^20. 350 ns between polls instead of
+/// 8, 16, … 256, or CUB's sm_90 1 140 ns first and 380 ns between, gained
+/// nothing (docs/select.md, "How often the resolver polls").
 inline constexpr unsigned select_first_poll_delay_ns = 1000;
 
 /// Threads per block: the tuning's selecting threads, and the resolver warp.
