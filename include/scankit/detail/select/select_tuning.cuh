@@ -48,9 +48,10 @@ inline constexpr bool select_resolver_warp =
 /// selected): compaction by flags, compact_if and unique 0.4–5.5 % faster
 /// at 2^24–2^28 (the most at 10 %), run-length encoding −1.0 to +1.3 %,
 /// partition (no resolver) unchanged; sleeping in every call, the host-API
-/// compact_if up to 3.1 % slower at 2^20. 350 ns between polls instead of
-/// 8, 16, … 256, or CUB's sm_90 1 140 ns first and 380 ns between, gained
-/// nothing (docs/select.md, "How often the resolver polls").
+/// compact_if up to 3.1 % slower at 2^20. For that kernel 350 ns between
+/// polls instead of 8, 16, … 256, or CUB's sm_90 1 140 ns first and 380 ns
+/// between, gained nothing (docs/select.md, "How often the resolver
+/// polls").
 inline constexpr unsigned select_first_poll_delay_ns = 1000;
 
 /// Threads per block: the tuning's selecting threads, and the resolver warp.
