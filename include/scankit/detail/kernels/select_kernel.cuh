@@ -384,16 +384,6 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     }
   };
 
-  // One warp, for tile > 0 once its aggregate is out: its exclusive prefix
-  // by look-back (its first poll after `first_poll_delay_ns`); publishes its
-  // inclusive prefix.
-  auto resolve_prefix = [&](std::uint32_t tile, const prefix_t& total, unsigned first_poll_delay_ns) {
-    if (first_poll_delay_ns > 0) __nanosleep(first_poll_delay_ns);
-    const prefix_t before = warp_look_back<prefix_t>(status, tile, launch_tag, prefix_op{});
-    if (lane == 0) status.publish(tile, tile_state::inclusive, prefix_op{}(before, total), launch_tag);
-    return before;
-  };
-
   // The launch's last tile, all its inclusive prefix: hand the counts on to
   // the next launch, or finish the call (run-length encoding: the last run
   // ends with the input).
@@ -514,9 +504,9 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // 5 % slower (and run-length encoding, then in that schedule, up to 18 %;
     // in this one, not staggering it measured −7.6 to +2.1 % at 2^22–2^23
     // and within ±1.7 % elsewhere: no clear gain).
+    const bool more_tiles_than_stages = L.num_tiles > std::uint32_t(stages) * gridDim.x;  // per block
     constexpr std::uint32_t staggered_max_tiles_per_block = 8;
-    const bool staggered_fills = L.num_tiles > std::uint32_t(stages) * gridDim.x &&
-                                 L.num_tiles <= staggered_max_tiles_per_block * gridDim.x;
+    const bool staggered_fills = more_tiles_than_stages && L.num_tiles <= staggered_max_tiles_per_block * gridDim.x;
 
     // Prologue: the resolver's lane 0 sets up the barriers and the carry and
     // puts a tile in flight in every buffer (staggered: in the first); it
@@ -553,8 +543,7 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
     // In calls of more than `stages` tiles per block the resolver's first
     // poll for a tile waits a while (select_first_poll_delay_ns has the
     // measurements).
-    const unsigned first_poll_delay_ns =
-        L.num_tiles > std::uint32_t(stages) * gridDim.x ? select_first_poll_delay_ns : 0u;
+    const unsigned first_poll_delay_ns = more_tiles_than_stages ? select_first_poll_delay_ns : 0u;
 
     if (warp == warps) {
       // The resolver, per tile j of the block: refill the buffer of tile
@@ -570,8 +559,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       // kernels' registers and measured uint64 run-length encoding (then in
       // the other schedule) 2.3–3.7 % slower at 2^24 and 2^28 (docs/select.md,
       // "two changes measured and left out"); the look-back itself
-      // (resolve_prefix) and the launch's last-tile hand-off (finish_launch)
-      // are shared.
+      // (look_back_and_publish) and the launch's last-tile hand-off
+      // (finish_launch) are shared.
       for (std::uint32_t j = 0;; ++j) {
         const int b = int(j % stages);
         const std::uint32_t tile = buffer_tile[b];
@@ -594,8 +583,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
         }
         __syncwarp();
         const prefix_t total = tile_total[b];
-        prefix_t before{};
-        if (tile != 0) before = resolve_prefix(tile, total, first_poll_delay_ns);
+        const prefix_t before = look_back_and_publish(status, launch_ticket{tile, launch_tag}, total, prefix_t{},
+                                                      prefix_op{}, first_poll_delay_ns);
         if (lane == 0) {
           buffer_prefix[b] = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
@@ -759,8 +748,8 @@ __global__ void __launch_bounds__(select_block_threads<Mode, Value, Tuning>, Tun
       if (warp == 0 && !static_tiles) {
         if (has_next) publish_aggregate(next);
         const prefix_t total = tile_total[b];
-        prefix_t before{};
-        if (tile != 0) before = resolve_prefix(tile, total, 0);
+        const prefix_t before =
+            look_back_and_publish(status, launch_ticket{tile, launch_tag}, total, prefix_t{}, prefix_op{});
         if (lane == 0) {
           tile_prefix = before;
           if (tile == L.num_tiles - 1) finish_launch(prefix_op{}(before, total));
