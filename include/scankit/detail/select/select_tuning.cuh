@@ -51,7 +51,8 @@ inline constexpr bool select_resolver_warp =
 /// compact_if up to 3.1 % slower at 2^20. For that kernel 350 ns between
 /// polls instead of 8, 16, … 256, or CUB's sm_90 1 140 ns first and 380 ns
 /// between, gained nothing (docs/select.md, "How often the resolver
-/// polls").
+/// polls"), nor did the delay only above four tiles per block (its Next
+/// steps).
 inline constexpr unsigned select_first_poll_delay_ns = 1000;
 
 /// Threads per block: the tuning's selecting threads, and the resolver warp.
