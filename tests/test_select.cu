@@ -644,8 +644,11 @@ TEMPLATE_TEST_CASE("partition counts in its own launch, or in a pre-pass forced"
   // A call of one launch counts in it (cooperative): each block takes a
   // contiguous range of tiles, counts it, and places its tiles from every
   // block's count. Sizes: fewer tiles than blocks; on the small-call tiles
-  // up to several per block; on the larger tiles several per block, ranges
-  // of two lengths and a partial last tile. Calls alternate with the
+  // up to several per block, below select_small_call_items and just above
+  // it (where they leave the busiest block fewer items, on 132 SMs); on the
+  // larger tiles several per block (at 2^24 both tiles give the busiest
+  // block as many items, on 132 SMs), ranges of two lengths and a partial
+  // last tile. Calls alternate with the
   // pre-pass's (tickets and look-back) on one context, so the counts of a
   // launch find the status words of other launches (other tags) where they go.
   using T = TestType;
@@ -653,7 +656,8 @@ TEMPLATE_TEST_CASE("partition counts in its own launch, or in a pre-pass forced"
   scankit::context ctx(stream);
   constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
   const std::vector<std::size_t> sizes = {3 * small_call_flagged_tile<T> + 5, below,
-                                          below + 1 + 2 * flagged_tile<T> + 7};
+                                          below + 1 + 2 * flagged_tile<T> + 7,
+                                          (std::size_t(1) << 24) + 2 * flagged_tile<T> + 7};
   for (std::size_t n : sizes) {
     for (int rate : {1, 50, 99}) partition_flags_case<T>(ctx, stream, n, rate);
     // The pre-pass's way at the same size, on fresh flags.
@@ -1157,6 +1161,27 @@ TEST_CASE("every scan policy gives the same compaction, partition, unique and ru
     }
   }
   SKTEST_REQUIRE_DEVICE_CLEAN();
+}
+
+TEST_CASE("partition keeps the small-call tiles past their size only where the busiest block gains 5 %",
+          "[select]") {
+  namespace sd = scankit::detail;
+  // Tiles of 4-byte items by byte flags (448 × 3 and 448 × 4) on 132 SMs.
+  constexpr std::size_t small = small_call_flagged_tile<std::uint32_t>, tile = flagged_tile<std::uint32_t>;
+  STATIC_REQUIRE(small == 5376);
+  STATIC_REQUIRE(tile == 7168);
+  constexpr std::size_t blocks = 132 * sd::select_blocks_per_sm;
+  // 1 171 tiles of 7 168: ranges of 4 and 5 tiles; 1 561 of 5 376: of 5 and 6.
+  STATIC_REQUIRE(sd::busiest_block_items(std::size_t(1) << 23, tile, blocks) == 5 * tile);
+  STATIC_REQUIRE(sd::busiest_block_items(std::size_t(1) << 23, small, blocks) == 6 * small);
+  STATIC_REQUIRE(sd::busiest_block_items(blocks * tile, tile, blocks) == tile);  // one tile each
+  STATIC_REQUIRE(sd::busiest_block_items(blocks * tile + 1, tile, blocks) == 2 * tile);
+  CHECK(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, small, tile, blocks));  // 10 % fewer
+  for (std::size_t n : {std::size_t(3) << 22, std::size_t(3) << 23, std::size_t(1) << 24, std::size_t(1) << 30}) {
+    CAPTURE(n);  // 3.6 %, 3.6 %, none, 0.04 % fewer: below the margin
+    CHECK_FALSE(sd::partition_keeps_small_call_tiles(n, small, tile, blocks));
+  }
+  CHECK_FALSE(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, tile, tile, blocks));  // same tiles
 }
 
 // ---- 9. bad arguments (host: nothing is launched) -------------------------------------------

@@ -309,14 +309,21 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       // to +0.1 % at 2^25–2^30, within 1 % at 2^21 and 2^23.
       // 8-byte items without flags keep the small-call tiles (512 × 4) at
       // every size: on 576 × 4 the kernel spilled (20 bytes at its cap of 56
-      // registers).
+      // registers). Others keep them past select_small_call_items where they
+      // leave the busiest block at least 5 % fewer items
+      // (partition_keeps_small_call_tiles: uint32 at 2^23 on 132 SMs).
       constexpr bool small_call_tiles_only = side_bytes == 0 && sizeof(Item) == 8;
       using small_call_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, true>>;
       using counting_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, small_call_tiles_only>>;
       if (n < select_small_call_items)
         return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
-      if (n <= select_chunk_items(tile_items<Item, counting_tuning>))
+      if (n <= select_chunk_items(tile_items<Item, counting_tuning>)) {
+        const std::size_t blocks = std::size_t(current_sm_count()) * select_blocks_per_sm;
+        if (partition_keeps_small_call_tiles(n, tile_items<Item, small_call_tuning>,
+                                             tile_items<Item, counting_tuning>, blocks))
+          return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
         return run_select_single_pass<Mode, counting_tuning>(ctx, a, select, n, d_count);
+      }
       return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
     } else {
       if constexpr (has_small_call_select_tuning<Item, side_bytes>)
