@@ -1176,12 +1176,12 @@ TEST_CASE("partition keeps the small-call tiles past their size only where the b
   STATIC_REQUIRE(sd::busiest_block_items(std::size_t(1) << 23, small, blocks) == 6 * small);
   STATIC_REQUIRE(sd::busiest_block_items(blocks * tile, tile, blocks) == tile);  // one tile each
   STATIC_REQUIRE(sd::busiest_block_items(blocks * tile + 1, tile, blocks) == 2 * tile);
-  CHECK(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, small, tile, blocks));  // 10 % fewer
+  CHECK(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, small, blocks, tile, blocks));  // 10 % fewer
   for (std::size_t n : {std::size_t(3) << 22, std::size_t(3) << 23, std::size_t(1) << 24, std::size_t(1) << 30}) {
     CAPTURE(n);  // 3.6 %, 3.6 %, none, 0.04 % fewer: below the margin
-    CHECK_FALSE(sd::partition_keeps_small_call_tiles(n, small, tile, blocks));
+    CHECK_FALSE(sd::partition_keeps_small_call_tiles(n, small, blocks, tile, blocks));
   }
-  CHECK_FALSE(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, tile, tile, blocks));  // same tiles
+  CHECK_FALSE(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, tile, blocks, tile, blocks));  // same tiles
 }
 
 // ---- 9. bad arguments (host: nothing is launched) -------------------------------------------

@@ -77,6 +77,17 @@ void check_select_arguments(const select_arrays<Item, Value>& a, std::size_t n, 
   }
 }
 
+/// Blocks of select_kernel on `Tuning` resident at once on the current GPU:
+/// the persistent grid, over which partition counting in its launch splits
+/// its tiles. Call after ctx.acquire (which checks that a device is there).
+template <select_mode Mode, class Tuning, class Item, class Value, class Selector>
+unsigned select_resident_blocks() {
+  const auto kernel = select_kernel<Item, Value, Selector, Mode, Tuning>;
+  constexpr std::size_t smem_bytes = select_smem_bytes<Item, Tuning, side_bytes_of<Selector>>;
+  // prepare_kernel also allows the > 48 KB of staged tiles.
+  return current_sm_count() * unsigned(prepare_kernel(kernel, select_block_threads<Mode, Value, Tuning>, smem_bytes));
+}
+
 /// The single-pass selection (default policy). Returns the count when
 /// d_count is null (synchronizing), else 0 (the count goes to *d_count).
 template <select_mode Mode, class Tuning, class Item, class Value, class Selector>
@@ -92,7 +103,7 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   constexpr int block_threads = select_block_threads<Mode, Value, Tuning>;
   ctx.acquire(0, 0);  // checks that a device is there before touching the kernel
   const unsigned sms = current_sm_count();
-  const int blocks_per_sm = prepare_kernel(kernel, block_threads, smem_bytes);  // allows > 48 KB of staged tiles
+  const unsigned resident = select_resident_blocks<Mode, Tuning, Item, Value, Selector>();
 
   // Partition's count: in the selection launch itself, cooperative, on a
   // tuning that counts in the launch (select_counting_in_launch); else, or
@@ -100,7 +111,6 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   // wave of at most 4 blocks per SM (1 024 threads), so the selection
   // kernel's blocks find room beside it as soon as it lets them launch. The
   // pre-pass's block counts follow the state.
-  const unsigned resident = sms * unsigned(blocks_per_sm);
   unsigned count_blocks = 0;
   if constexpr (Mode == select_mode::partition) {
     count_blocks = grid_stride_blocks((n + 15) / 16, count_threads);
@@ -318,9 +328,11 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       if (n < select_small_call_items)
         return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
       if (n <= select_chunk_items(tile_items<Item, counting_tuning>)) {
-        const std::size_t blocks = std::size_t(current_sm_count()) * select_blocks_per_sm;
+        ctx.acquire(0, 0);  // checks that a device is there before the grids are asked for
         if (partition_keeps_small_call_tiles(n, tile_items<Item, small_call_tuning>,
-                                             tile_items<Item, counting_tuning>, blocks))
+                                             select_resident_blocks<Mode, small_call_tuning, Item, Value, Selector>(),
+                                             tile_items<Item, counting_tuning>,
+                                             select_resident_blocks<Mode, counting_tuning, Item, Value, Selector>()))
           return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
         return run_select_single_pass<Mode, counting_tuning>(ctx, a, select, n, d_count);
       }

@@ -185,15 +185,16 @@ constexpr std::size_t busiest_block_items(std::size_t n, std::size_t tile, std::
 
 /// Whether partition counting in its launch keeps the small-call tiles at
 /// select_small_call_items and above: where they put at least 5 % fewer items
-/// on the busiest block, whose range sets the call's time. uint32 by byte
+/// on the busiest block, whose range sets the call's time (each tiling over
+/// the blocks its kernel has resident). uint32 by byte
 /// flags at 2^23 on 264 blocks: 6 × 5 376 items instead of 5 × 7 168 (10 %
 /// fewer) measured 6.2–7.0 % faster (H100, three interleaved rounds, medians
 /// of 25 calls, 10 / 50 / 90 %), so the small tiles' pace per item is 3–4 %
 /// lower. By that arithmetic smaller savings (0.04–3.6 % from 3 × 2^22 up,
 /// none measured) would gain nothing or lose: hence the margin.
-constexpr bool partition_keeps_small_call_tiles(std::size_t n, std::size_t small_tile, std::size_t tile,
-                                                std::size_t blocks) {
-  return busiest_block_items(n, small_tile, blocks) * 20 <= busiest_block_items(n, tile, blocks) * 19;
+constexpr bool partition_keeps_small_call_tiles(std::size_t n, std::size_t small_tile, std::size_t small_blocks,
+                                                std::size_t tile, std::size_t blocks) {
+  return busiest_block_items(n, small_tile, small_blocks) * 20 <= busiest_block_items(n, tile, blocks) * 19;
 }
 
 /// Whether the small-call tuning is a kernel of its own.
