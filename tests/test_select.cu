@@ -60,6 +60,12 @@ template <class T>
 constexpr std::size_t small_call_flagged_tile =
     scankit::detail::tile_items<T, scankit::detail::default_select_tuning<T, 1, true>>;
 
+/// The short tiles that partition of 4-byte items by byte flags takes below
+/// select_small_call_items where they leave the busiest block fewer items.
+template <class T>
+constexpr std::size_t partition_short_tile =
+    scankit::detail::tile_items<T, scankit::detail::partition_short_tiles<T, 1>>;
+
 /// The tiles of one block per SM, which compaction takes from
 /// select_wide_tiles_items up: select_small_call_items for items by byte
 /// flags and 8-byte items without flags, 2^25 for 4-byte items without
@@ -76,11 +82,12 @@ template <class T>
 std::vector<std::size_t> select_sizes() {
   const std::size_t tile = select_tile<T>, flagged = flagged_tile<T>;
   const std::size_t small = small_call_tile<T>, small_flagged = small_call_flagged_tile<T>;
+  const std::size_t short_flagged = partition_short_tile<T>;
   std::vector<std::size_t> sizes = {1, 31, 32, 33,
                                     tile - 1, tile, tile + 1, flagged - 1, flagged, flagged + 1,
                                     3 * tile + 1, 40 * flagged - 1,
                                     small - 1, small, small + 1, small_flagged - 1, small_flagged, small_flagged + 1,
-                                    3 * small_flagged + 1,
+                                    3 * small_flagged + 1, short_flagged - 1, short_flagged, short_flagged + 1,
                                     100003, std::size_t(1) << 20};
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -643,19 +650,20 @@ TEMPLATE_TEST_CASE("partition counts in its own launch, or in a pre-pass forced"
                    std::uint64_t) {
   // A call of one launch counts in it (cooperative): each block takes a
   // contiguous range of tiles, counts it, and places its tiles from every
-  // block's count. Sizes: fewer tiles than blocks; on the small-call tiles
-  // up to several per block, below select_small_call_items and just above
-  // it (where they leave the busiest block fewer items, on 132 SMs); on the
-  // larger tiles several per block (at 2^24 both tiles give the busiest
-  // block as many items, on 132 SMs), ranges of two lengths and a partial
-  // last tile. Calls alternate with the
+  // block's count. Sizes: fewer tiles than blocks; on the short tiles
+  // (uint32, partition_short_tiles) two per block on some blocks (2^21 + 7,
+  // on 132 SMs); on the small-call tiles up to several per block, below
+  // select_small_call_items and just above it (where they leave the busiest
+  // block fewer items, on 132 SMs); on the larger tiles several per block
+  // (at 2^24 both tiles give the busiest block as many items, on 132 SMs),
+  // ranges of two lengths and a partial last tile. Calls alternate with the
   // pre-pass's (tickets and look-back) on one context, so the counts of a
   // launch find the status words of other launches (other tags) where they go.
   using T = TestType;
   cuda_stream stream;
   scankit::context ctx(stream);
   constexpr std::size_t below = scankit::detail::select_small_call_items - 1;
-  const std::vector<std::size_t> sizes = {3 * small_call_flagged_tile<T> + 5, below,
+  const std::vector<std::size_t> sizes = {3 * small_call_flagged_tile<T> + 5, (std::size_t(1) << 21) + 7, below,
                                           below + 1 + 2 * flagged_tile<T> + 7,
                                           (std::size_t(1) << 24) + 2 * flagged_tile<T> + 7};
   for (std::size_t n : sizes) {
@@ -1163,25 +1171,40 @@ TEST_CASE("every scan policy gives the same compaction, partition, unique and ru
   SKTEST_REQUIRE_DEVICE_CLEAN();
 }
 
-TEST_CASE("partition keeps the small-call tiles past their size only where the busiest block gains 5 %",
-          "[select]") {
+TEST_CASE("partition takes the smaller of two tilings only where the busiest block gains 5 %", "[select]") {
   namespace sd = scankit::detail;
-  // Tiles of 4-byte items by byte flags (448 × 3 and 448 × 4) on 132 SMs.
+  // Tiles of 4-byte items by byte flags (512 × 2, 448 × 3 and 448 × 4) on 132 SMs.
+  constexpr std::size_t shorter = partition_short_tile<std::uint32_t>;
   constexpr std::size_t small = small_call_flagged_tile<std::uint32_t>, tile = flagged_tile<std::uint32_t>;
+  STATIC_REQUIRE(shorter == 4096);
   STATIC_REQUIRE(small == 5376);
   STATIC_REQUIRE(tile == 7168);
+  STATIC_REQUIRE(sd::has_partition_short_tiles<std::uint32_t, 1>);
+  STATIC_REQUIRE_FALSE(sd::has_partition_short_tiles<std::uint64_t, 1>);
+  STATIC_REQUIRE_FALSE(sd::has_partition_short_tiles<std::uint32_t, 0>);
   constexpr std::size_t blocks = 132 * sd::select_blocks_per_sm;
   // 1 171 tiles of 7 168: ranges of 4 and 5 tiles; 1 561 of 5 376: of 5 and 6.
   STATIC_REQUIRE(sd::busiest_block_items(std::size_t(1) << 23, tile, blocks) == 5 * tile);
   STATIC_REQUIRE(sd::busiest_block_items(std::size_t(1) << 23, small, blocks) == 6 * small);
   STATIC_REQUIRE(sd::busiest_block_items(blocks * tile, tile, blocks) == tile);  // one tile each
   STATIC_REQUIRE(sd::busiest_block_items(blocks * tile + 1, tile, blocks) == 2 * tile);
-  CHECK(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, small, blocks, tile, blocks));  // 10 % fewer
+  CHECK(sd::partition_takes_smaller_tiles(std::size_t(1) << 23, small, blocks, tile, blocks));  // 10 % fewer
   for (std::size_t n : {std::size_t(3) << 22, std::size_t(3) << 23, std::size_t(1) << 24, std::size_t(1) << 30}) {
     CAPTURE(n);  // 3.6 %, 3.6 %, none, 0.04 % fewer: below the margin
-    CHECK_FALSE(sd::partition_keeps_small_call_tiles(n, small, blocks, tile, blocks));
+    CHECK_FALSE(sd::partition_takes_smaller_tiles(n, small, blocks, tile, blocks));
   }
-  CHECK_FALSE(sd::partition_keeps_small_call_tiles(std::size_t(1) << 23, tile, blocks, tile, blocks));  // same tiles
+  CHECK_FALSE(sd::partition_takes_smaller_tiles(std::size_t(1) << 23, tile, blocks, tile, blocks));  // same tiles
+  // Below select_small_call_items: the short tiles where a block has one
+  // (24 % fewer) and at 2^21 (two of 4 096 instead of two of 5 376, 24 %
+  // fewer); not at 2^22 (4 of 4 096 against 3 of 5 376: more) nor just below 2^23.
+  for (std::size_t n : {std::size_t(1), std::size_t(1) << 16, std::size_t(1) << 20, std::size_t(1) << 21}) {
+    CAPTURE(n);
+    CHECK(sd::partition_takes_smaller_tiles(n, shorter, blocks, small, blocks));
+  }
+  for (std::size_t n : {std::size_t(1) << 22, sd::select_small_call_items - 1}) {
+    CAPTURE(n);
+    CHECK_FALSE(sd::partition_takes_smaller_tiles(n, shorter, blocks, small, blocks));
+  }
 }
 
 // ---- 9. bad arguments (host: nothing is launched) -------------------------------------------

@@ -179,6 +179,22 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
   return std::size_t(count);
 }
 
+/// Partition counting in its launch on whichever of two tunings leaves the
+/// busiest block fewer items (partition_takes_smaller_tiles): `Smaller`'s
+/// tiles where they leave it at least 5 % fewer, else `Larger`'s.
+template <class Smaller, class Larger, class Item, class Value, class Selector>
+std::size_t run_partition_on_fewer_busiest_items(context& ctx, const select_arrays<Item, Value>& a, Selector select,
+                                                 std::size_t n, std::size_t* d_count) {
+  constexpr select_mode partition = select_mode::partition;
+  ctx.acquire(0, 0);  // checks that a device is there before the grids are asked for
+  if (partition_takes_smaller_tiles(n, tile_items<Item, Smaller>,
+                                    select_resident_blocks<partition, Smaller, Item, Value, Selector>(),
+                                    tile_items<Item, Larger>,
+                                    select_resident_blocks<partition, Larger, Item, Value, Selector>()))
+    return run_select_single_pass<partition, Smaller>(ctx, a, select, n, d_count);
+  return run_select_single_pass<partition, Larger>(ctx, a, select, n, d_count);
+}
+
 // ---- textbook policies: mark, scan, scatter ---------------------------------
 
 /// marks[i] = 1 if item i is selected, else 0.
@@ -320,22 +336,20 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       // 8-byte items without flags keep the small-call tiles (512 × 4) at
       // every size: on 576 × 4 the kernel spilled (20 bytes at its cap of 56
       // registers). Others keep them past select_small_call_items where they
-      // leave the busiest block at least 5 % fewer items
-      // (partition_keeps_small_call_tiles: uint32 at 2^23 on 132 SMs).
+      // leave the busiest block at least 5 % fewer items (uint32 at 2^23 on
+      // 132 SMs), and below it 4-byte items by byte flags take shorter tiles
+      // on the same rule (partition_short_tiles: 2^20 and 2^21 on 132 SMs).
       constexpr bool small_call_tiles_only = side_bytes == 0 && sizeof(Item) == 8;
       using small_call_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, true>>;
       using counting_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, small_call_tiles_only>>;
-      if (n < select_small_call_items)
+      if (n < select_small_call_items) {
+        using short_tuning = select_counting_in_launch<partition_short_tiles<Item, side_bytes>>;
+        if constexpr (has_partition_short_tiles<Item, side_bytes>)
+          return run_partition_on_fewer_busiest_items<short_tuning, small_call_tuning>(ctx, a, select, n, d_count);
         return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
-      if (n <= select_chunk_items(tile_items<Item, counting_tuning>)) {
-        ctx.acquire(0, 0);  // checks that a device is there before the grids are asked for
-        if (partition_keeps_small_call_tiles(n, tile_items<Item, small_call_tuning>,
-                                             select_resident_blocks<Mode, small_call_tuning, Item, Value, Selector>(),
-                                             tile_items<Item, counting_tuning>,
-                                             select_resident_blocks<Mode, counting_tuning, Item, Value, Selector>()))
-          return run_select_single_pass<Mode, small_call_tuning>(ctx, a, select, n, d_count);
-        return run_select_single_pass<Mode, counting_tuning>(ctx, a, select, n, d_count);
       }
+      if (n <= select_chunk_items(tile_items<Item, counting_tuning>))
+        return run_partition_on_fewer_busiest_items<small_call_tuning, counting_tuning>(ctx, a, select, n, d_count);
       return run_select_single_pass<Mode, default_select_tuning<Item, side_bytes>>(ctx, a, select, n, d_count);
     } else {
       if constexpr (has_small_call_select_tuning<Item, side_bytes>)

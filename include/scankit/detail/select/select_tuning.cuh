@@ -183,19 +183,35 @@ constexpr std::size_t busiest_block_items(std::size_t n, std::size_t tile, std::
   return (tiles + blocks - 1) / blocks * tile;
 }
 
-/// Whether partition counting in its launch keeps the small-call tiles at
-/// select_small_call_items and above: where they put at least 5 % fewer items
-/// on the busiest block, whose range sets the call's time (each tiling over
-/// the blocks its kernel has resident). uint32 by byte
-/// flags at 2^23 on 264 blocks: 6 × 5 376 items instead of 5 × 7 168 (10 %
-/// fewer) measured 6.2–7.0 % faster (H100, three interleaved rounds, medians
-/// of 25 calls, 10 / 50 / 90 %), so the small tiles' pace per item is 3–4 %
-/// lower. By that arithmetic smaller savings (0.04–3.6 % from 3 × 2^22 up,
+/// Whether partition counting in its launch takes the smaller of two tilings
+/// (tiles of `small_tile` items on `small_blocks` resident blocks, against
+/// `tile` on `blocks`): where they put at least 5 % fewer items on the
+/// busiest block, whose range sets the call's time. uint32 by byte flags at
+/// 2^23 on 264 blocks: 6 × 5 376 items instead of 5 × 7 168 (10 % fewer)
+/// measured 6.2–7.0 % faster (H100, three interleaved rounds, medians of 25
+/// calls, 10 / 50 / 90 %), so the small tiles' pace per item is 3–4 % lower.
+/// By that arithmetic smaller savings (0.04–3.6 % at 3 × 2^22 and above,
 /// none measured) would gain nothing or lose: hence the margin.
-constexpr bool partition_keeps_small_call_tiles(std::size_t n, std::size_t small_tile, std::size_t small_blocks,
-                                                std::size_t tile, std::size_t blocks) {
+constexpr bool partition_takes_smaller_tiles(std::size_t n, std::size_t small_tile, std::size_t small_blocks,
+                                             std::size_t tile, std::size_t blocks) {
   return busiest_block_items(n, small_tile, small_blocks) * 20 <= busiest_block_items(n, tile, blocks) * 19;
 }
+
+/// Partition of 4-byte items by byte flags below select_small_call_items:
+/// tiles of 512 threads × 2 rounds (4 096 items) beside the small-call tiles
+/// (448 × 3, 5 376 items), taken where partition_takes_smaller_tiles says.
+/// On 264 blocks that is 2^20 (one tile a block: 4 096 items on the busiest
+/// instead of 5 376) and 2^21 (two: 8 192 instead of 10 752).
+template <class Item, std::size_t SideBytes>
+struct partition_short_tiles : default_select_tuning<Item, SideBytes, true> {
+  static constexpr int threads = 512;
+  static constexpr int rounds = 2;
+};
+
+/// Whether partition has the short tiles (partition_short_tiles) beside the
+/// small-call tiles: 4-byte items by byte flags.
+template <class Item, std::size_t SideBytes>
+inline constexpr bool has_partition_short_tiles = sizeof(Item) == 4 && SideBytes == 1;
 
 /// Whether the small-call tuning is a kernel of its own.
 template <class Item, std::size_t SideBytes>
