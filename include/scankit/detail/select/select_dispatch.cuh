@@ -338,7 +338,8 @@ std::size_t run_select(context& ctx, const select_arrays<Item, Value>& a, Select
       // registers). Others keep them past select_small_call_items where they
       // leave the busiest block at least 5 % fewer items (uint32 at 2^23 on
       // 132 SMs), and below it 4-byte items by byte flags take shorter tiles
-      // on the same rule (partition_short_tiles: 2^20 and 2^21 on 132 SMs).
+      // on the same rule (partition_short_tiles: up to one a block, and 2^21,
+      // on 132 SMs).
       constexpr bool small_call_tiles_only = side_bytes == 0 && sizeof(Item) == 8;
       using small_call_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, true>>;
       using counting_tuning = select_counting_in_launch<default_select_tuning<Item, side_bytes, small_call_tiles_only>>;

@@ -200,7 +200,8 @@ constexpr bool partition_takes_smaller_tiles(std::size_t n, std::size_t small_ti
 /// Partition of 4-byte items by byte flags below select_small_call_items:
 /// tiles of 512 threads × 2 rounds (4 096 items) beside the small-call tiles
 /// (448 × 3, 5 376 items), taken where partition_takes_smaller_tiles says.
-/// On 264 blocks that is 2^20 (one tile a block: 4 096 items on the busiest
+/// On 264 blocks that is every call of at most one tile a block (up to
+/// 264 × 4 096 items, 2^20 among them: 4 096 items on the busiest block
 /// instead of 5 376) and 2^21 (two: 8 192 instead of 10 752).
 template <class Item, std::size_t SideBytes>
 struct partition_short_tiles : default_select_tuning<Item, SideBytes, true> {
