@@ -202,7 +202,11 @@ constexpr bool partition_takes_smaller_tiles(std::size_t n, std::size_t small_ti
 /// (448 × 3, 5 376 items), taken where partition_takes_smaller_tiles says.
 /// On 264 blocks that is every call of at most one tile a block (up to
 /// 264 × 4 096 items, 2^20 among them: 4 096 items on the busiest block
-/// instead of 5 376) and 2^21 (two: 8 192 instead of 10 752).
+/// instead of 5 376) and 2^21 (two: 8 192 instead of 10 752). uint32 against
+/// the small-call tiles (H100, three interleaved rounds, medians of 25 calls,
+/// 10 / 50 / 90 %): 2^21 6.1–7.0 % faster (0.98–0.99× CUB to 1.05–1.06×),
+/// 2^20 3.2–4.0 %; half what the items alone predict (docs/select.md,
+/// "Partition's short tiles").
 template <class Item, std::size_t SideBytes>
 struct partition_short_tiles : default_select_tuning<Item, SideBytes, true> {
   static constexpr int threads = 512;
