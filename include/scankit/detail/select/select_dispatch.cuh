@@ -181,11 +181,14 @@ std::size_t run_select_single_pass(context& ctx, const select_arrays<Item, Value
 
 /// Partition counting in its launch on whichever of two tunings leaves the
 /// busiest block fewer items (partition_takes_smaller_tiles): `Smaller`'s
-/// tiles where they leave it at least 5 % fewer, else `Larger`'s.
+/// tiles where they leave it at least 5 % fewer, else `Larger`'s. Where the
+/// two are one tuning (8-byte items without flags), it asks nothing.
 template <class Smaller, class Larger, class Item, class Value, class Selector>
 std::size_t run_partition_on_fewer_busiest_items(context& ctx, const select_arrays<Item, Value>& a, Selector select,
                                                  std::size_t n, std::size_t* d_count) {
   constexpr select_mode partition = select_mode::partition;
+  if constexpr (std::is_same_v<Smaller, Larger>)
+    return run_select_single_pass<partition, Larger>(ctx, a, select, n, d_count);
   ctx.acquire(0, 0);  // checks that a device is there before the grids are asked for
   if (partition_takes_smaller_tiles(n, tile_items<Item, Smaller>,
                                     select_resident_blocks<partition, Smaller, Item, Value, Selector>(),
